@@ -1,0 +1,122 @@
+"""Best responses and profile values computed bottom-up on the sequence form, without any LP.
+
+This is the independent check of every LP answer. For player i facing the other players' fixed
+realization plans x_{-i}, the expected payoff is linear in x_i (Farina 2023, eq. (11.2)):
+
+    u_i(x_i, x_{-i}) = Σ_σ x_i[σ] g_i[σ],   g_i[σ] = Σ_{z: σ_i(z) = σ} p_c(z) u_i(z) Π_{k≠i} x_k[σ_k(z)].
+
+A best response maximises this over the treeplex Q_i by dynamic programming from the deepest
+information sets up (the best-response recursion of the sequence form; the dual of the LP
+BR_i of Farina 2023, L5087–5090, solved in closed form):
+
+    V(j) = max_{a ∈ A_j} ( g_i[ja] + Σ_{j' : p_{j'} = ja} V(j') ),     BR value = g_i[∅] + Σ_{j : p_j = ∅} V(j).
+
+Each depth level is one vectorised numpy step (``maximum.reduceat`` over the contiguous action
+blocks). The exact variant does the same recursion in :class:`fractions.Fraction`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from lpgame.sequence_form import SequenceForm
+
+
+def sequence_payoffs(sf: SequenceForm, player: int, plans: list[np.ndarray],
+                     payoff_of: int | None = None, sign: float = 1.0) -> np.ndarray:
+    """g_i: ``player``'s payoff per own sequence against the others' plans ``plans``.
+
+    ``payoff_of`` and ``sign`` select another objective (``sign=-1, payoff_of=k``: the responder
+    minimises player k's payoff, as in a security computation).
+    """
+    payoff_of = player if payoff_of is None else payoff_of
+    weight = sign * sf.terminal_chance * sf.terminal_payoffs[:, payoff_of]
+    for k, x in enumerate(plans):
+        if k != player:
+            weight = weight * np.asarray(x, dtype=float)[sf.terminal_sequences[:, k]]
+    return np.bincount(sf.terminal_sequences[:, player], weights=weight,
+                       minlength=sf.num_sequences(player))
+
+
+@dataclass
+class BestResponse:
+    """A pure best response of one player and the values it gets."""
+
+    player: int
+    value: float
+    behaviour: np.ndarray          # pure behavioural strategy (0/1 per sequence)
+    infoset_values: np.ndarray     # V(j): best continuation value at each information set
+
+
+def best_response(sf: SequenceForm, player: int, plans: list[np.ndarray],
+                  payoff_of: int | None = None, sign: float = 1.0) -> BestResponse:
+    """Best response of ``player`` to the other players' realization plans (see module).
+
+    With ``payoff_of``/``sign`` the responder maximises ``sign`` × that player's payoff.
+    """
+    p = sf.players[player]
+    g = sequence_payoffs(sf, player, plans, payoff_of, sign)
+    total = g.copy()                       # g[σ] + Σ of children's values, filled bottom-up
+    values = np.zeros(p.num_infosets)
+    behaviour = np.zeros(p.num_sequences)
+    behaviour[0] = 1.0
+    for js, seqs, starts in sf.infoset_levels(player):
+        block = total[seqs]
+        best = np.maximum.reduceat(block, starts)
+        values[js] = best
+        counts = p.infoset_num_actions[js]
+        is_best = block >= np.repeat(best, counts)
+        # first maximising action of each information set
+        first_best = np.minimum.reduceat(np.where(is_best, np.arange(block.size), block.size),
+                                         starts)
+        behaviour[seqs[first_best]] = 1.0
+        np.add.at(total, p.infoset_parent_seq[js], best)
+    return BestResponse(player, float(total[0]), behaviour, values)
+
+
+def best_response_value_exact(sf: SequenceForm, player: int, plans: list[list[Fraction]],
+                              payoff_of: int | None = None, sign: int = 1) -> Fraction:
+    """The best-response value in exact rational arithmetic (plans as lists of Fractions)."""
+    payoff_of = player if payoff_of is None else payoff_of
+    index = sf.game.index
+    chance, payoffs = index.exact_terminal_data()
+    p = sf.players[player]
+    g = [Fraction(0)] * p.num_sequences
+    seqs = sf.terminal_sequences.tolist()
+    for z, row in enumerate(seqs):
+        w = sign * chance[z] * payoffs[z][payoff_of]
+        if not w:
+            continue
+        for k, plan in enumerate(plans):
+            if k != player:
+                w *= plan[row[k]]
+                if not w:
+                    break
+        if w:
+            g[row[player]] += w
+    total = list(g)
+    for js, _seqs, _starts in sf.infoset_levels(player):
+        for j in js.tolist():
+            first, k = int(p.infoset_first_seq[j]), int(p.infoset_num_actions[j])
+            best = max(total[first:first + k])
+            total[int(p.infoset_parent_seq[j])] += best
+    return total[0]
+
+
+def profile_values_exact(sf: SequenceForm, plans: list[list[Fraction]]) -> list[Fraction]:
+    """u_i(x_1, ..., x_n) for every player, exactly."""
+    chance, payoffs = sf.game.index.exact_terminal_data()
+    out = [Fraction(0)] * sf.num_players
+    for z, row in enumerate(sf.terminal_sequences.tolist()):
+        w = chance[z]
+        for k, plan in enumerate(plans):
+            w *= plan[row[k]]
+            if not w:
+                break
+        if w:
+            for i in range(sf.num_players):
+                out[i] += w * payoffs[z][i]
+    return out

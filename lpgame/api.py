@@ -1,0 +1,198 @@
+"""The public entry points: :func:`solve`, :func:`evaluate`, :func:`compile_game`.
+
+``solve(game, concept="nash")`` runs the whole flow of DESIGN.md: game → SequenceForm →
+LinearProgram (one module of :mod:`lpgame.equilibria` per concept) → backend → Result, and attaches a
+certificate computed by the independent best-response path of :mod:`lpgame.analysis`.
+
+Example
+-------
+>>> import lpgame
+>>> result = lpgame.solve(lpgame.games.make("kuhn_poker"), exact=True)
+>>> result.value
+Fraction(-1, 18)
+>>> result.certificate.nash_conv
+Fraction(0, 1)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from lpgame.analysis.best_response import best_response, best_response_value_exact
+from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
+from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError
+from lpgame.game import Game, GameRules, NormalFormGame, expand
+from lpgame.result import Certificate, Result
+from lpgame.sequence_form import SequenceForm
+
+CONCEPTS = ("nash", "maximin")
+
+
+def as_game(game) -> Game:
+    """A :class:`~lpgame.game.Game` from a Game, NormalFormGame, rules object, catalog name or
+    game file path."""
+    if isinstance(game, Game):
+        return game
+    if isinstance(game, NormalFormGame):
+        return game.to_extensive()
+    if isinstance(game, (str, Path)):
+        from lpgame.games import load
+        return as_game(load(str(game)))
+    if isinstance(game, GameRules):
+        return expand(game)
+    raise InvalidGameError(f"cannot make a game out of {type(game).__name__}")
+
+
+def compile_game(game) -> SequenceForm:
+    """The sequence form of anything :func:`as_game` accepts."""
+    if isinstance(game, SequenceForm):
+        return game
+    return SequenceForm.from_game(as_game(game))
+
+
+def solve(game, concept: str = "nash", exact: bool = False, backend: str = "highs",
+          **options) -> Result:
+    """Solve ``game`` for a solution concept and certify the answer.
+
+    Parameters
+    ----------
+    game:
+        A Game, NormalFormGame, rules object, SequenceForm, catalog name or game file path.
+    concept:
+        ``"nash"`` (two-player zero-sum/constant-sum: the sequence-form LP) or ``"maximin"``
+        (each player's security strategy in a two-player game, general-sum allowed).
+    exact:
+        Return :class:`fractions.Fraction` values certified in rational arithmetic.
+    backend:
+        ``"highs"`` (default), ``"pyomo"`` or ``"cvxpy"`` (both solve with HiGHS).
+    options:
+        Passed to the backend (``solver``, ``threads``, ``time_limit``, ...).
+    """
+    start = time.perf_counter()
+    sf = compile_game(game)
+    if concept == "nash":
+        result = _solve_nash(sf, exact, backend, options)
+    elif concept == "maximin":
+        result = _solve_maximin(sf, exact, backend, options)
+    else:
+        raise LpgameError(f"unknown concept {concept!r}; choose one of {', '.join(CONCEPTS)}")
+    result.seconds["total"] = time.perf_counter() - start
+    return result
+
+
+def _strategies(sf: SequenceForm, plans, exact: bool):
+    strategies, unreached = [], []
+    for i, plan in enumerate(plans):
+        if exact:
+            b, mask = sf.behaviour_from_plan_exact(i, plan)
+        else:
+            b, mask = sf.behaviour_from_plan(i, plan)
+            b = b.tolist()
+        strategies.append(sf.strategy_to_dict(i, b))
+        labels = sf.infoset_labels(i)
+        unreached.append([labels[j] for j, m in enumerate(mask) if m])
+    return strategies, unreached
+
+
+def _behaviour_plans(sf: SequenceForm, plans, exact: bool):
+    """Plans rebuilt from the returned behaviour (what the user gets is what is certified)."""
+    out = []
+    for i, plan in enumerate(plans):
+        if exact:
+            b, _ = sf.behaviour_from_plan_exact(i, plan)
+            out.append(sf.plan_from_behaviour_exact(i, b))
+        else:
+            b, _ = sf.behaviour_from_plan(i, plan)
+            out.append(sf.plan_from_behaviour(i, b))
+    return out
+
+
+def _solve_nash(sf: SequenceForm, exact: bool, backend: str, options: dict) -> Result:
+    from lpgame.equilibria.zero_sum import solve_zero_sum
+
+    sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
+    strategies, unreached = _strategies(sf, sol.plans, exact)
+    plans = _behaviour_plans(sf, sol.plans, exact)
+    if exact:
+        ev = evaluate_plans_exact(sf, plans)
+        if ev.nash_conv != 0:
+            raise ExactCheckError(
+                f"exact mode: the certified basis gives a profile with exact NashConv "
+                f"{ev.nash_conv}, not 0")
+        if ev.values[0] != sol.value:
+            raise ExactCheckError(f"exact mode: LP value {sol.value} differs from the profile's "
+                                  f"exact value {ev.values[0]}")
+    else:
+        ev = evaluate_plans(sf, plans)
+    cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
+    info = sol.lp_solution
+    return Result(
+        game=sf.game.name, concept="nash", value=sol.value, values=list(ev.values),
+        strategies=strategies, certificate=cert, size=sol.lp.size(),
+        seconds={"solve": info.seconds}, backend=backend, exact=exact, unreached=unreached,
+        plans=plans, lp=sol.lp)
+
+
+def _solve_maximin(sf: SequenceForm, exact: bool, backend: str, options: dict) -> Result:
+    """Each player's maximin strategy and value; the duals give the minimax (punishing) ones."""
+    from lpgame.equilibria.maximin import solve_maximin
+
+    sols = solve_maximin(sf, exact=exact, backend=backend, **options)
+    maximin_plans = [sols[i].plans[i] for i in range(2)]
+    minimax_plans = [sols[1 - i].plans[i] for i in range(2)]
+    strategies, unreached = _strategies(sf, maximin_plans, exact)
+    minimax, _ = _strategies(sf, minimax_plans, exact)
+    plans = _behaviour_plans(sf, maximin_plans, exact)
+    # certificate: what each maximin strategy guarantees against the worst opponent reply
+    guarantees, gaps = [], []
+    for i in range(2):
+        o = 1 - i
+        profile = [None, None]
+        profile[i] = plans[i]
+        if exact:
+            profile[o] = [Fraction(0)] * sf.num_sequences(o)
+            worst = -best_response_value_exact(sf, o, profile, payoff_of=i, sign=-1)
+        else:
+            profile[o] = np.zeros(sf.num_sequences(o))
+            worst = -best_response(sf, o, profile, payoff_of=i, sign=-1.0).value
+        guarantees.append(worst)
+        gaps.append(sols[i].value - worst)
+    if exact and any(g != 0 for g in gaps):
+        raise ExactCheckError(f"exact mode: maximin strategies guarantee {guarantees}, not the LP "
+                              f"values {[s.value for s in sols]}")
+    ev = (evaluate_plans_exact if exact else evaluate_plans)(sf, plans)
+    cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact,
+                       extra={"guaranteed": guarantees, "security_gap": gaps})
+    size = sols[0].lp.size()
+    return Result(
+        game=sf.game.name, concept="maximin", value=sols[0].value,
+        values=[s.value for s in sols], strategies=strategies, certificate=cert, size=size,
+        seconds={"solve": sum(s.lp_solution.seconds for s in sols)}, backend=backend,
+        exact=exact, unreached=unreached, extra={"minimax_strategies": minimax}, plans=plans,
+        lp=sols[0].lp)
+
+
+def evaluate(game, strategies: Sequence, exact: bool = False) -> Evaluation:
+    """Values, best-response gains, NashConv and exploitability of a strategy profile.
+
+    ``strategies`` is one ``{information set: {action: probability}}`` per player (or a
+    :class:`~lpgame.result.Result`). Computed bottom-up on the sequence form, without any LP.
+    """
+    sf = compile_game(game)
+    if isinstance(strategies, Result):
+        strategies = strategies.strategies
+    if len(strategies) != sf.num_players:
+        raise LpgameError(f"{sf.game.name} has {sf.num_players} players; got {len(strategies)} "
+                          "strategies")
+    if exact:
+        behaviours = [sf.behaviour_from_dict_exact(i, s) for i, s in enumerate(strategies)]
+        plans = [sf.plan_from_behaviour_exact(i, b) for i, b in enumerate(behaviours)]
+        return evaluate_plans_exact(sf, plans)
+    behaviours = [sf.behaviour_from_dict(i, s) for i, s in enumerate(strategies)]
+    plans = [sf.plan_from_behaviour(i, b) for i, b in enumerate(behaviours)]
+    return evaluate_plans(sf, plans)

@@ -1,0 +1,1 @@
+"""Solution concepts, one module each; every module builds a LinearProgram from a SequenceForm."""

@@ -1,0 +1,68 @@
+"""lpgame's exception classes.
+
+Every error lpgame raises on bad input or a failed computation is one of these, and its message
+says what was wrong and where (the node, information set, file line or LP size concerned).
+"""
+
+from __future__ import annotations
+
+
+class LpgameError(Exception):
+    """Base class of every error raised by lpgame."""
+
+
+class InvalidGameError(LpgameError, ValueError):
+    """The game is malformed: not a rooted tree, no perfect recall, bad probabilities or payoffs."""
+
+
+class GameFileError(InvalidGameError):
+    """A game file (Gambit .efg/.nfg, JSON) could not be read; the message names the line."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        where = []
+        if path is not None:
+            where.append(str(path))
+        if line is not None:
+            where.append(f"line {line}")
+        prefix = (":".join(where) + ": ") if where else ""
+        super().__init__(prefix + message)
+        self.path = path
+        self.line = line
+
+
+class UnknownGameError(LpgameError, KeyError):
+    """A catalog name or game parameter that lpgame does not know."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class StrategyError(LpgameError, ValueError):
+    """A strategy does not fit its game: unknown information sets or actions, bad probabilities."""
+
+
+class SolverError(LpgameError, RuntimeError):
+    """The LP solver did not return an optimal solution (status, model size in the message)."""
+
+    def __init__(self, message: str, status: str | None = None, size: dict | None = None):
+        super().__init__(message)
+        self.status = status
+        self.size = size
+
+
+class SolverTimeLimitError(SolverError):
+    """The solver hit its time limit; ``best_bound`` holds the best objective bound it reported."""
+
+    def __init__(self, message: str, status: str | None = None, size: dict | None = None,
+                 best_bound: float | None = None, objective: float | None = None):
+        super().__init__(message, status, size)
+        self.best_bound = best_bound
+        self.objective = objective
+
+
+class ModelTooLargeError(LpgameError, MemoryError):
+    """A model would need more memory than allowed; the message gives the prediction and the limit."""
+
+
+class ExactCheckError(LpgameError, ArithmeticError):
+    """Exact mode could not certify the solution in rational arithmetic."""

@@ -1,0 +1,106 @@
+"""The rules protocol and its expansion to the explicit tree.
+
+A game given by its rules (the way OpenSpiel and the seeds' C++ code describe games) implements
+:class:`GameRules`: an initial state, whose turn it is, the legal actions, how an action changes the
+state, the chance outcomes with their probabilities, the information-set key of the player to move,
+and the payoffs at the end. :func:`expand` walks the rules depth first and writes the tree of
+:mod:`lpgame.game.tree`; the resulting :class:`~lpgame.game.tree.Game` is validated as any other
+(so a rules object whose keys break perfect recall is refused with the information set named).
+
+Example
+-------
+>>> class Coin:
+...     num_players = 1
+...     name = "guess a coin"
+...     def initial_state(self): return ()
+...     def current_player(self, s):
+...         return CHANCE_PLAYER if len(s) == 0 else (0 if len(s) == 1 else TERMINAL_PLAYER)
+...     def chance_outcomes(self, s): return [("heads", Fraction(1, 2)), ("tails", Fraction(1, 2))]
+...     def legal_actions(self, s): return ["heads", "tails"]
+...     def apply(self, s, a): return s + (a,)
+...     def infoset_key(self, s): return "guess"
+...     def payoffs(self, s): return (1 if s[0] == s[1] else 0,)
+>>> expand(Coin()).sizes()["terminals"]
+4
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from fractions import Fraction  # noqa: F401  (used by the doctest)
+from typing import Any, Protocol, runtime_checkable
+
+import networkx as nx
+
+from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
+
+CHANCE_PLAYER = -1
+TERMINAL_PLAYER = -2
+
+
+@runtime_checkable
+class GameRules(Protocol):
+    """What a rules object provides. States are any Python objects the rules understand."""
+
+    num_players: int
+
+    def initial_state(self) -> Any:
+        """The state before anything happens."""
+
+    def current_player(self, state: Any) -> int:
+        """0..n-1 for a player, :data:`CHANCE_PLAYER` or :data:`TERMINAL_PLAYER`."""
+
+    def legal_actions(self, state: Any) -> Sequence[Hashable]:
+        """Action labels available to the player to move."""
+
+    def chance_outcomes(self, state: Any) -> Sequence[tuple[Hashable, Any]]:
+        """(outcome label, probability) pairs at a chance state."""
+
+    def apply(self, state: Any, action: Hashable) -> Any:
+        """The state after ``action`` (a new object; ``state`` is not changed)."""
+
+    def infoset_key(self, state: Any) -> str:
+        """Label of the information set of the player to move; equal keys = same set."""
+
+    def payoffs(self, state: Any) -> Sequence:
+        """One payoff per player at a terminal state."""
+
+
+def expand(rules: GameRules, name: str | None = None) -> Game:
+    """Expand ``rules`` into the explicit :class:`~lpgame.game.tree.Game` (depth first).
+
+    Nodes are numbered in depth-first preorder, the root being 0. The tree is added to networkx in
+    bulk (``add_nodes_from``/``add_edges_from``) after the walk.
+    """
+    nodes: list[tuple[int, dict]] = []
+    edges: list[tuple[int, int, dict]] = []
+    # stack of (state, parent id, edge attribute dict)
+    stack: list[tuple[Any, int | None, dict | None]] = [(rules.initial_state(), None, None)]
+    num_players = int(rules.num_players)
+    while stack:
+        state, parent, edge = stack.pop()
+        node = len(nodes)
+        if parent is not None:
+            edges.append((parent, node, edge))
+        who = rules.current_player(state)
+        if who == TERMINAL_PLAYER:
+            nodes.append((node, {"kind": TERMINAL, "payoffs": tuple(rules.payoffs(state))}))
+            continue
+        if who == CHANCE_PLAYER:
+            nodes.append((node, {"kind": CHANCE}))
+            outcomes = list(rules.chance_outcomes(state))
+            for action, prob in reversed(outcomes):
+                stack.append((rules.apply(state, action), node, {"action": str(action), "prob": prob}))
+            continue
+        nodes.append((node, {"kind": DECISION, "player": int(who),
+                             "infoset": str(rules.infoset_key(state))}))
+        for action in reversed(list(rules.legal_actions(state))):
+            stack.append((rules.apply(state, action), node, {"action": str(action)}))
+    graph = nx.DiGraph()
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from(edges)
+    return Game(graph, num_players, root=0, name=name or getattr(rules, "name", type(rules).__name__),
+                player_names=getattr(rules, "player_names", None))
+
+
+__all__ = ["GameRules", "expand", "CHANCE_PLAYER", "TERMINAL_PLAYER"]

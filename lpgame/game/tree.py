@@ -1,0 +1,180 @@
+"""The explicit extensive-form game: a tree on a :class:`networkx.DiGraph`.
+
+Node attributes
+    ``kind``     ``"chance"``, ``"decision"`` or ``"terminal"``
+    ``player``   decision nodes: the acting player, 0-based
+    ``infoset``  decision nodes: the information-set label (a string, unique to one player)
+    ``payoffs``  terminal nodes: one payoff per player (ints, Fractions or floats)
+Edge attributes
+    ``action``   the action label (unique among a node's children)
+    ``prob``     chance edges: the probability (Fraction, int or float)
+
+The model is Kuhn's (1953) extensive form as used by Farina (2023, §2.1): histories form a rooted
+tree, chance plays with known probabilities, each player's decision nodes are partitioned into
+information sets sharing one action set. Validation runs once, on construction
+(:func:`lpgame.game.tree_index.build_tree_index`); a fault raises
+:class:`~lpgame.errors.InvalidGameError` naming the node or information set.
+
+Example
+-------
+>>> from lpgame.game import GameBuilder
+>>> b = GameBuilder(num_players=2, name="matching pennies (sequential)")
+>>> root = b.decision(player=0, infoset="P1")
+>>> for a in ("H", "T"):
+...     n = b.decision(player=1, infoset="P2", parent=root, action=a)
+...     for c in ("H", "T"):
+...         u = 1 if a == c else -1
+...         _ = b.terminal((u, -u), parent=n, action=c)
+>>> game = b.build()
+>>> game.sizes()["infosets"]
+[1, 1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import networkx as nx
+
+from lpgame.errors import InvalidGameError
+from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL, TreeIndex, build_tree_index
+
+
+class Game:
+    """A validated extensive-form game with ``num_players`` players.
+
+    Parameters
+    ----------
+    graph:
+        The tree, with the node and edge attributes of the module docstring.
+    num_players:
+        Number of players (numbered 0..n-1, printed as "player 1".."player n").
+    root:
+        The root node; found as the unique node without a parent when omitted.
+    name:
+        A readable name, used in reports.
+    player_names:
+        Optional names of the players.
+    """
+
+    def __init__(self, graph: nx.DiGraph, num_players: int, root: Any = None, name: str = "game",
+                 player_names: Sequence[str] | None = None):
+        if not isinstance(graph, nx.DiGraph):
+            raise InvalidGameError(f"a game tree must be a networkx.DiGraph, got {type(graph)}")
+        if graph.number_of_nodes() == 0:
+            raise InvalidGameError("the game tree is empty")
+        if root is None:
+            roots = [n for n, d in graph.in_degree() if d == 0]
+            if len(roots) != 1:
+                raise InvalidGameError(
+                    f"a game tree has exactly one root (node without parent); found {len(roots)}"
+                    + (f": {roots[:5]}" if roots else " (the graph has a cycle)"))
+            root = roots[0]
+        self.graph = graph
+        self.root = root
+        self.num_players = int(num_players)
+        self.name = name
+        self.player_names = list(player_names) if player_names else [
+            f"player {i + 1}" for i in range(self.num_players)]
+        self.index: TreeIndex = build_tree_index(graph, root, self.num_players)
+
+    # ------------------------------------------------------------------ queries
+    def infosets(self, player: int) -> list[str]:
+        """Information-set labels of ``player`` in depth-first order."""
+        return list(self.index.players[player].infoset_labels)
+
+    def actions(self, player: int, infoset: str) -> tuple[str, ...]:
+        """Action labels at an information set of ``player``."""
+        p = self.index.players[player]
+        return p.infoset_actions[p.infoset_of_label[infoset]]
+
+    def is_zero_sum(self, tol: float = 1e-12) -> bool:
+        """True when every leaf's payoffs sum to zero."""
+        return bool(abs(self.index.terminal_payoffs.sum(axis=1)).max() <= tol)
+
+    def is_constant_sum(self, tol: float = 1e-12) -> bool:
+        """True when every leaf's payoffs sum to the same constant."""
+        totals = self.index.terminal_payoffs.sum(axis=1)
+        return bool(totals.max() - totals.min() <= tol)
+
+    def payoff_range(self) -> float:
+        """Largest payoff minus smallest, over all players and leaves (at least 1e-300)."""
+        u = self.index.terminal_payoffs
+        return max(float(u.max() - u.min()), 1e-300)
+
+    def sizes(self) -> dict:
+        """Counts of the tree and its sequence form (per player lists; sequences include ∅)."""
+        idx = self.index
+        return {
+            "nodes": idx.num_nodes,
+            "terminals": len(idx.terminal_nodes),
+            "chance_nodes": idx.num_chance_nodes,
+            "decision_nodes": [p.num_decision_nodes for p in idx.players],
+            "infosets": [p.num_infosets for p in idx.players],
+            "sequences": [p.num_sequences for p in idx.players],
+        }
+
+    def __repr__(self) -> str:
+        s = self.sizes()
+        return (f"Game({self.name!r}, players={self.num_players}, nodes={s['nodes']}, "
+                f"infosets={s['infosets']}, sequences={s['sequences']})")
+
+
+class GameBuilder:
+    """Write a game by hand, node by node; :meth:`build` validates it.
+
+    Each method adds one node and, when ``parent`` is given, the edge from the parent labelled
+    ``action`` (with ``prob`` for a chance parent). Nodes are numbered 0, 1, 2, ... in creation
+    order; the first node created is the root.
+    """
+
+    def __init__(self, num_players: int = 2, name: str = "game",
+                 player_names: Sequence[str] | None = None):
+        self.graph = nx.DiGraph()
+        self.num_players = num_players
+        self.name = name
+        self.player_names = player_names
+
+    def _add(self, parent, action, prob, **attrs) -> int:
+        node = self.graph.number_of_nodes()
+        self.graph.add_node(node, **attrs)
+        if parent is not None:
+            if parent not in self.graph:
+                raise InvalidGameError(f"parent node {parent!r} does not exist")
+            if action is None:
+                raise InvalidGameError(f"the edge from {parent!r} to new node {node} needs an action")
+            edge = {"action": str(action)}
+            if self.graph.nodes[parent].get("kind") == CHANCE:
+                if prob is None:
+                    raise InvalidGameError(
+                        f"the chance edge {parent!r} -> {node} ({action}) needs a prob")
+                edge["prob"] = prob
+            elif prob is not None:
+                raise InvalidGameError(f"edge {parent!r} -> {node}: only chance edges have a prob")
+            self.graph.add_edge(parent, node, **edge)
+        elif node != 0:
+            raise InvalidGameError(f"node {node} has no parent; only the first node is the root")
+        return node
+
+    def chance(self, parent: int | None = None, action: str | None = None, prob=None) -> int:
+        """Add a chance node."""
+        return self._add(parent, action, prob, kind=CHANCE)
+
+    def decision(self, player: int, infoset: str, parent: int | None = None,
+                 action: str | None = None, prob=None) -> int:
+        """Add a decision node of ``player`` in information set ``infoset``."""
+        return self._add(parent, action, prob, kind=DECISION, player=player, infoset=str(infoset))
+
+    def terminal(self, payoffs: Sequence, parent: int | None = None, action: str | None = None,
+                 prob=None) -> int:
+        """Add a leaf with one payoff per player."""
+        return self._add(parent, action, prob, kind=TERMINAL, payoffs=tuple(payoffs))
+
+    def build(self) -> Game:
+        """Validate and return the :class:`Game`."""
+        return Game(self.graph, self.num_players, root=0, name=self.name,
+                    player_names=self.player_names)
+
+
+__all__ = ["Game", "GameBuilder", "CHANCE", "DECISION", "TERMINAL"]

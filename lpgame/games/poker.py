@@ -1,0 +1,119 @@
+"""Kuhn poker with n players and r cards, and One-Card Poker OCP(N).
+
+Rules (Kuhn 1950; Farina 2023, Ex. 2.1 and App. A, L6673–6677; notes/farina-thesis.md §2.1;
+One-Card Poker: Rojas Linárez 2020, l. 1189–1193, notes §1.7):
+
+* a deck of r distinct cards ranked 1..r; one chance node deals every player one card without
+  replacement, every ordered deal equally likely; each player antes 1;
+* players act in seat order: while no bet has been made a player checks or bets 1; once a bet is
+  made, every other player (earlier checkers included) in turn folds or calls;
+* the game ends when all have checked, or when everybody after the bettor has answered; the highest
+  card among those who did not fold takes the pot. Payoff = winnings − own contribution.
+
+Sizes (farina §2.1, verified by the tests): two players, |J| = 4r, |Σ| = 8r + 2, |Z| = 5r(r−1);
+the tree has 9r(r−1) + 1 nodes (OCP's formula); three players |J| = 12r, |Σ| = 24r + 3.
+Two-player Kuhn (r = 3) has value −1/18 for player 1 (Kuhn 1950).
+
+Information-set labels read ``"<card> <history>"``, e.g. ``"J"`` (player 1 with the jack, first
+move) and ``"Q check"`` (player 2 with the queen after a check); cards of the 3-card deck are
+J, Q, K, larger decks use 1..r.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+from lpgame.errors import InvalidGameError
+from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
+from lpgame.games.registry import register
+
+
+def card_names(cards: int) -> list[str]:
+    return ["J", "Q", "K"] if cards == 3 else [str(k + 1) for k in range(cards)]
+
+
+class KuhnRules:
+    """The rules object (see module docstring). State: (deal or None, tuple of actions)."""
+
+    def __init__(self, players: int = 2, cards: int = 3, name: str | None = None):
+        if players < 2:
+            raise InvalidGameError(f"Kuhn poker needs at least 2 players, got {players}")
+        if cards < players:
+            raise InvalidGameError(f"Kuhn poker with {players} players needs at least {players} "
+                                   f"cards, got {cards}")
+        self.num_players = players
+        self.cards = cards
+        self.names = card_names(cards)
+        self.name = name or (f"kuhn_poker(players={players}, cards={cards})")
+        deals = list(itertools.permutations(range(cards), players))
+        p = Fraction(1, len(deals))
+        self._outcomes = [(deal, p) for deal in deals]
+
+    def initial_state(self):
+        return (None, ())
+
+    def _bettor(self, history):
+        return history.index("bet") if "bet" in history else None
+
+    def current_player(self, state):
+        deal, history = state
+        if deal is None:
+            return CHANCE_PLAYER
+        n = self.num_players
+        bettor = self._bettor(history)
+        if bettor is None:
+            return len(history) if len(history) < n else TERMINAL_PLAYER
+        answered = len(history) - bettor - 1
+        if answered >= n - 1:
+            return TERMINAL_PLAYER
+        return (bettor + 1 + answered) % n
+
+    def chance_outcomes(self, state):
+        return [("-".join(self.names[c] for c in deal), p) for deal, p in self._outcomes]
+
+    def legal_actions(self, state):
+        return ["check", "bet"] if self._bettor(state[1]) is None else ["fold", "call"]
+
+    def apply(self, state, action):
+        deal, history = state
+        if deal is None:
+            cards = tuple(self.names.index(c) for c in action.split("-"))
+            return (cards, ())
+        return (deal, history + (action,))
+
+    def infoset_key(self, state):
+        deal, history = state
+        player = self.current_player(state)
+        return " ".join((self.names[deal[player]],) + history)
+
+    def payoffs(self, state):
+        deal, history = state
+        n = self.num_players
+        bettor = self._bettor(history)
+        contribution = [1] * n
+        folded = [False] * n
+        if bettor is not None:
+            contribution[bettor] += 1
+            for k, action in enumerate(history[bettor + 1:]):
+                player = (bettor + 1 + k) % n
+                if action == "call":
+                    contribution[player] += 1
+                else:
+                    folded[player] = True
+        live = [i for i in range(n) if not folded[i]]
+        winner = max(live, key=lambda i: deal[i])
+        pot = sum(contribution)
+        return tuple((pot if i == winner else 0) - contribution[i] for i in range(n))
+
+
+@register("kuhn_poker", "Kuhn poker, n players, r cards (value −1/18 for 2 players, 3 cards)",
+          "Kuhn 1950; notes/farina-thesis.md §2.1")
+def kuhn_poker(players: int = 2, cards: int = 3):
+    return expand(KuhnRules(players, cards))
+
+
+@register("one_card_poker", "One-Card Poker OCP(N): 2-player Kuhn betting with an N-card deck",
+          "notes/rojas-linarez-and-notebook.md §1.7")
+def one_card_poker(N: int = 3):  # noqa: N803  (the catalog's parameter name)
+    return expand(KuhnRules(2, N, name=f"one_card_poker(N={N})"))

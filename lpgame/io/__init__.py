@@ -1,0 +1,1 @@
+"""Reading and writing: JSON results and strategies (Gambit and OpenSpiel adapters live here too)."""

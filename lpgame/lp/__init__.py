@@ -1,0 +1,31 @@
+"""LinearProgram and its renderings: HiGHS (default), Pyomo, CVXPY.
+
+:func:`solve_lp` is the one entry point the solution concepts call; it dispatches on ``backend``
+and returns an :class:`~lpgame.lp.solution.LPSolution` in lpgame's conventions whatever the
+backend (duals are ∂objective/∂rhs).
+"""
+
+from __future__ import annotations
+
+from lpgame.errors import SolverError
+from lpgame.lp.linear_program import LinearProgram
+from lpgame.lp.solution import LPSolution
+
+BACKENDS = ("highs", "pyomo", "cvxpy")
+
+
+def solve_lp(lp: LinearProgram, backend: str = "highs", **options) -> LPSolution:
+    """Solve ``lp`` with ``backend`` (``highs``, ``pyomo`` or ``cvxpy``; all use HiGHS)."""
+    if backend == "highs":
+        from lpgame.lp.highs_backend import solve_highs
+        return solve_highs(lp, **options)
+    if backend == "pyomo":
+        from lpgame.lp.pyomo_backend import solve_pyomo
+        return solve_pyomo(lp, **options)
+    if backend == "cvxpy":
+        from lpgame.lp.cvxpy_backend import solve_cvxpy
+        return solve_cvxpy(lp, **options)
+    raise SolverError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+
+
+__all__ = ["LinearProgram", "LPSolution", "solve_lp", "BACKENDS"]

@@ -1,0 +1,263 @@
+"""A linear program as named blocks of variables and constraints over sparse matrices.
+
+A formulation is written once, block by block, in the shape of the equations of the paper it comes
+from, e.g. the sequence-form LP (Koller, Megiddo & von Stengel 1996; Farina 2023 §1.4 of the notes)
+
+    max  f_2ᵀ v   s.t.  F_1 x = f_1,   F_2ᵀ v − U_1ᵀ x ≤ 0,   x ≥ 0,  v free
+
+is three calls: ``add_variables("x", ...)``, ``add_variables("v", ...)`` and one
+``add_constraints`` per row block, each term a (variable block, sparse matrix) pair. The model knows
+its size (rows, columns, nonzeros) before it is solved, prints as a table of its blocks
+(:meth:`LinearProgram.describe`), and is rendered for a solver by the modules beside this one
+(HiGHS, Pyomo, CVXPY), all reading :meth:`LinearProgram.assemble`.
+
+Coefficient matrices may be scipy sparse (floats) or :class:`~lpgame.rational.RationalMatrix`
+(exact); :meth:`assemble_exact` gives the exact data used to certify a basis in exact mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+from lpgame.errors import LpgameError
+from lpgame.rational import RationalMatrix, as_rational, as_scipy
+
+SENSES = ("==", "<=", ">=")
+
+
+@dataclass
+class VariableBlock:
+    """``size`` variables named ``name[k]``, with common or per-entry bounds."""
+
+    name: str
+    size: int
+    lower: np.ndarray
+    upper: np.ndarray
+    labels: Sequence[str] | None
+    offset: int = 0
+
+    def label(self, k: int) -> str:
+        return f"{self.name}[{self.labels[k] if self.labels is not None else k}]"
+
+
+@dataclass
+class ConstraintBlock:
+    """Rows Σ_terms M_t · var_t  (sense)  rhs."""
+
+    name: str
+    terms: list[tuple[VariableBlock, object]]
+    sense: str
+    rhs: object
+    size: int
+    labels: Sequence[str] | None
+    offset: int = 0
+
+    @property
+    def nnz(self) -> int:
+        return sum(int(m.nnz) for _, m in self.terms)
+
+
+@dataclass
+class Assembled:
+    """The LP in solver form: optimise cᵀz s.t. row_lower ≤ A z ≤ row_upper, bounds on z."""
+
+    sense: str
+    c: np.ndarray
+    A: sp.csc_array
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    objective_constant: float = 0.0
+
+
+@dataclass
+class LinearProgram:
+    """Named blocks of variables and constraints; see the module docstring."""
+
+    name: str = "lp"
+    sense: str = "max"
+    variables: list[VariableBlock] = field(default_factory=list)
+    constraints: list[ConstraintBlock] = field(default_factory=list)
+    objective: list[tuple[VariableBlock, object]] = field(default_factory=list)
+    objective_constant: object = 0
+    description: str = ""
+
+    # ------------------------------------------------------------------ building
+    def add_variables(self, name: str, size: int, lower=0.0, upper=np.inf,
+                      labels: Sequence[str] | None = None) -> VariableBlock:
+        """Add a block of ``size`` variables with bounds (scalars or arrays; ±inf for none)."""
+        if any(b.name == name for b in self.variables):
+            raise LpgameError(f"LP {self.name}: variable block {name!r} exists already")
+        lo = np.broadcast_to(np.asarray(lower, dtype=float), (size,)).copy()
+        up = np.broadcast_to(np.asarray(upper, dtype=float), (size,)).copy()
+        block = VariableBlock(name, int(size), lo, up, labels, offset=self.num_cols)
+        self.variables.append(block)
+        return block
+
+    def add_constraints(self, name: str, terms: Sequence[tuple[VariableBlock, object]], sense: str,
+                        rhs, labels: Sequence[str] | None = None) -> ConstraintBlock:
+        """Add rows ``Σ M @ var  sense  rhs`` (``sense`` one of ``==``, ``<=``, ``>=``)."""
+        if sense not in SENSES:
+            raise LpgameError(f"LP {self.name}: sense {sense!r} is not one of {SENSES}")
+        terms = list(terms)
+        if not terms:
+            raise LpgameError(f"LP {self.name}: constraint block {name!r} has no terms")
+        rows = terms[0][1].shape[0]
+        for var, matrix in terms:
+            if matrix.shape != (rows, var.size):
+                raise LpgameError(
+                    f"LP {self.name}: block {name!r}: matrix for {var.name!r} has shape "
+                    f"{matrix.shape}, expected ({rows}, {var.size})")
+        if not isinstance(rhs, list):
+            rhs = np.broadcast_to(np.asarray(rhs, dtype=float), (rows,)).copy()
+        elif len(rhs) != rows:
+            raise LpgameError(f"LP {self.name}: block {name!r}: {len(rhs)} rhs for {rows} rows")
+        block = ConstraintBlock(name, [(v, m if isinstance(m, RationalMatrix) else sp.csr_array(m))
+                                       for v, m in terms],
+                                sense, rhs, rows, labels, offset=self.num_rows)
+        self.constraints.append(block)
+        return block
+
+    def set_objective(self, terms: Sequence[tuple[VariableBlock, object]], sense: str = "max",
+                      constant=0) -> None:
+        """Objective Σ cᵀ var (+ constant); ``sense`` is ``max`` or ``min``."""
+        if sense not in ("max", "min"):
+            raise LpgameError(f"LP {self.name}: objective sense {sense!r} is not max or min")
+        self.sense = sense
+        self.objective = list(terms)
+        self.objective_constant = constant
+
+    # ------------------------------------------------------------------ size
+    @property
+    def num_cols(self) -> int:
+        return sum(b.size for b in self.variables)
+
+    @property
+    def num_rows(self) -> int:
+        return sum(b.size for b in self.constraints)
+
+    @property
+    def nnz(self) -> int:
+        return sum(b.nnz for b in self.constraints)
+
+    def size(self) -> dict:
+        """{"rows", "cols", "nnz"}, known before solving."""
+        return {"rows": self.num_rows, "cols": self.num_cols, "nnz": self.nnz}
+
+    def block(self, name: str) -> VariableBlock | ConstraintBlock:
+        for b in self.variables + self.constraints:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    # ------------------------------------------------------------------ assembly
+    def assemble(self) -> Assembled:
+        """Stack the blocks into one CSC matrix with row and column bounds (floats)."""
+        n = self.num_cols
+        c = np.zeros(n)
+        for var, coef in self.objective:
+            c[var.offset:var.offset + var.size] += _dense_float(coef, var.size)
+        blocks_rows = []
+        row_lower, row_upper = [], []
+        for con in self.constraints:
+            parts = []
+            for var, matrix in con.terms:
+                m = sp.coo_array(as_scipy(matrix))
+                parts.append((m.row, m.col + var.offset, m.data))
+            rows = np.concatenate([p[0] for p in parts]) + con.offset
+            cols = np.concatenate([p[1] for p in parts])
+            data = np.concatenate([p[2] for p in parts])
+            blocks_rows.append((rows, cols, data))
+            rhs = np.array([float(v) for v in con.rhs]) if isinstance(con.rhs, list) else con.rhs
+            row_lower.append(rhs if con.sense in ("==", ">=") else np.full(con.size, -np.inf))
+            row_upper.append(rhs if con.sense in ("==", "<=") else np.full(con.size, np.inf))
+        if blocks_rows:
+            rows = np.concatenate([b[0] for b in blocks_rows])
+            cols = np.concatenate([b[1] for b in blocks_rows])
+            data = np.concatenate([b[2] for b in blocks_rows])
+        else:
+            rows = cols = np.zeros(0, dtype=np.int64)
+            data = np.zeros(0)
+        A = sp.csc_array((data, (rows, cols)), shape=(self.num_rows, n))
+        A.sum_duplicates()
+        return Assembled(
+            sense=self.sense, c=c, A=A,
+            row_lower=np.concatenate(row_lower) if row_lower else np.zeros(0),
+            row_upper=np.concatenate(row_upper) if row_upper else np.zeros(0),
+            col_lower=np.concatenate([b.lower for b in self.variables]),
+            col_upper=np.concatenate([b.upper for b in self.variables]),
+            objective_constant=float(self.objective_constant),
+        )
+
+    def assemble_exact(self) -> tuple[list[Fraction], RationalMatrix, list, list]:
+        """Exact objective c, matrix A (COO of Fractions), and per-row (sense, rhs) data."""
+        c = [Fraction(0)] * self.num_cols
+        for var, coef in self.objective:
+            for k, v in enumerate(_exact_vector(coef, var.size)):
+                c[var.offset + k] += v
+        rows, cols, data = [], [], []
+        senses, rhs = [], []
+        for con in self.constraints:
+            for var, matrix in con.terms:
+                m = as_rational(matrix)
+                rows.append(m.rows + con.offset)
+                cols.append(m.cols + var.offset)
+                data.extend(m.data)
+            senses.extend([con.sense] * con.size)
+            rhs.extend(_exact_vector(con.rhs, con.size))
+        A = RationalMatrix((self.num_rows, self.num_cols),
+                           np.concatenate(rows) if rows else [], np.concatenate(cols) if cols else [],
+                           data)
+        return c, A, senses, rhs
+
+    # ------------------------------------------------------------------ printing
+    def describe(self) -> str:
+        """A readable table of the blocks: the algebra, sizes and nonzeros."""
+        lines = [f"LP {self.name!r}: {self.sense} "
+                 + " + ".join(f"c_{v.name}ᵀ{v.name}" for v, _ in self.objective)]
+        if self.description:
+            lines.append(self.description)
+        lines.append(f"  {'variables':<22}{'size':>10}  bounds")
+        for v in self.variables:
+            lo, up = _bound_text(v.lower), _bound_text(v.upper)
+            lines.append(f"  {v.name:<22}{v.size:>10}  [{lo}, {up}]")
+        lines.append(f"  {'constraints':<22}{'rows':>10}{'nnz':>10}  form")
+        for con in self.constraints:
+            form = " + ".join(f"M·{v.name}" for v, _ in con.terms) + f" {con.sense} rhs"
+            lines.append(f"  {con.name:<22}{con.size:>10}{con.nnz:>10}  {form}")
+        s = self.size()
+        lines.append(f"  total: {s['rows']} rows, {s['cols']} columns, {s['nnz']} nonzeros")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def _bound_text(values: np.ndarray) -> str:
+    if values.size and np.all(values == values[0]):
+        v = values[0]
+        return "-inf" if v == -np.inf else ("inf" if v == np.inf else f"{v:g}")
+    return "mixed"
+
+
+def _dense_float(coef, size: int) -> np.ndarray:
+    if isinstance(coef, list):
+        return np.array([float(v) for v in coef])
+    if sp.issparse(coef):
+        return np.asarray(coef.toarray()).ravel()
+    return np.broadcast_to(np.asarray(coef, dtype=float), (size,))
+
+
+def _exact_vector(values, size: int) -> list[Fraction]:
+    if isinstance(values, list):
+        return [Fraction(v) for v in values]
+    if sp.issparse(values):
+        values = np.asarray(values.toarray()).ravel()
+    arr = np.broadcast_to(np.asarray(values, dtype=float), (size,))
+    return [Fraction(float(v)) for v in arr]

@@ -1,0 +1,305 @@
+"""The sequence form of an extensive-form game with perfect recall.
+
+For each player i (Koller, Megiddo & von Stengel 1996; von Stengel 1996; Farina 2023, §2.1 and
+eq. (2.1)) the realization plans form the treeplex
+
+    Q_i = { x ∈ R^{Σ_i}_{≥0} :  x[∅] = 1,   Σ_{a ∈ A_j} x[ja] = x[p_j]  for every j ∈ J_i },
+
+written F_i x = f_i with one row for x[∅] = 1 and one row per information set j
+(Farina 2023, L5067; erratum 8 of notes/farina-thesis.md: |J_i| + 1 rows), f_i = e_0.
+
+Payoffs are summarised by the leaves: leaf z contributes p_c(z)·u_i(z) at the tuple of the
+players' last sequences (σ_1(z), ..., σ_n(z)) (Farina 2023, eq. (11.2)). For two players this is
+the sparse payoff matrix U_i[σ_1, σ_2] = Σ_{z: σ(z) = (σ_1, σ_2)} p_c(z) u_i(z), so that
+u_i(x, y) = xᵀ U_i y.
+
+Behavioural strategies are held as one vector per player indexed like the sequences: ``b[ja]`` is
+the probability of action a at information set j (``b[∅] = 1``). Conversions
+(Farina 2023, L753–755): x[ja] = x[p_j] · b[ja] and b[ja] = x[ja] / x[p_j]. Both are computed level
+by level of the player's own tree, one vectorised numpy step per level.
+
+Everything is assembled from the flat arrays of :mod:`lpgame.game.tree_index` (one pass over the
+tree), as sparse COO/CSR, without per-entry Python loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+from lpgame.errors import InvalidGameError, StrategyError
+from lpgame.game.normal_form import NormalFormGame
+from lpgame.game.tree import Game
+from lpgame.game.tree_index import PlayerIndex
+from lpgame.rational import RationalMatrix
+
+Strategy = dict[str, dict[str, float]]
+
+
+class SequenceForm:
+    """Sequences, information sets, treeplex constraints and payoffs of a game.
+
+    Build it with :meth:`from_game` (a :class:`~lpgame.game.Game` or a
+    :class:`~lpgame.game.NormalFormGame`).
+    """
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.num_players = game.num_players
+        index = game.index
+        self.players: list[PlayerIndex] = index.players
+        self.terminal_sequences = index.terminal_sequences
+        self.terminal_chance = index.terminal_chance
+        self.terminal_payoffs = index.terminal_payoffs
+        self._levels = [self._build_levels(p) for p in self.players]
+        self._F = [self._build_treeplex(p) for p in self.players]
+        self._infoset_levels_cache: dict[int, list] = {}
+
+    @classmethod
+    def from_game(cls, game: Game | NormalFormGame) -> SequenceForm:
+        if isinstance(game, NormalFormGame):
+            game = game.to_extensive()
+        if not isinstance(game, Game):
+            raise InvalidGameError(f"cannot build a sequence form from {type(game).__name__}")
+        return cls(game)
+
+    # ------------------------------------------------------------------ sizes
+    def num_sequences(self, player: int) -> int:
+        return self.players[player].num_sequences
+
+    def num_infosets(self, player: int) -> int:
+        return self.players[player].num_infosets
+
+    def sequence_labels(self, player: int) -> list[str]:
+        p = self.players[player]
+        return [p.sequence_label(s) for s in range(p.num_sequences)]
+
+    def infoset_labels(self, player: int) -> list[str]:
+        return list(self.players[player].infoset_labels)
+
+    # ------------------------------------------------------------------ treeplex
+    @staticmethod
+    def _build_treeplex(p: PlayerIndex) -> sp.csr_array:
+        counts = p.infoset_num_actions
+        m = p.num_infosets
+        rows = np.concatenate([[0], np.arange(1, m + 1), np.repeat(np.arange(1, m + 1), counts)])
+        cols = np.concatenate([[0], p.infoset_parent_seq, np.arange(1, p.num_sequences)])
+        vals = np.concatenate([[1.0], -np.ones(m), np.ones(p.num_sequences - 1)])
+        return sp.csr_array((vals, (rows, cols)), shape=(m + 1, p.num_sequences))
+
+    def treeplex_matrix(self, player: int) -> sp.csr_array:
+        """F_i: (|J_i| + 1) × |Σ_i|, row 0 is x[∅] = 1, row 1 + j is Σ_a x[ja] − x[p_j] = 0."""
+        return self._F[player]
+
+    def treeplex_rhs(self, player: int) -> np.ndarray:
+        """f_i = e_0."""
+        f = np.zeros(self.num_infosets(player) + 1)
+        f[0] = 1.0
+        return f
+
+    # ------------------------------------------------------------------ payoffs
+    def payoff_matrix(self, player: int) -> sp.csr_array:
+        """U_i[σ_1, σ_2] = Σ_z p_c(z) u_i(z) (two-player games), as a float CSR array."""
+        self._require_two_players()
+        data = self.terminal_chance * self.terminal_payoffs[:, player]
+        shape = (self.num_sequences(0), self.num_sequences(1))
+        seqs = self.terminal_sequences
+        return sp.csr_array((data, (seqs[:, 0], seqs[:, 1])), shape=shape)
+
+    def payoff_matrix_exact(self, player: int) -> RationalMatrix:
+        """The same matrix with exact rational entries (requires rational chance probabilities)."""
+        self._require_two_players()
+        index = self.game.index
+        if any(p is None for p in index.terminal_chance_exact):
+            raise InvalidGameError(
+                f"{self.game.name}: chance probabilities are floats that do not sum to 1 exactly; "
+                "give them as Fractions for exact mode")
+        chance, payoffs = index.exact_terminal_data()
+        data = [c * u[player] for c, u in zip(chance, payoffs)]
+        seqs = self.terminal_sequences
+        return RationalMatrix((self.num_sequences(0), self.num_sequences(1)),
+                              seqs[:, 0], seqs[:, 1], data)
+
+    def _require_two_players(self) -> None:
+        if self.num_players != 2:
+            raise InvalidGameError(
+                f"{self.game.name}: payoff matrices are defined for two players, "
+                f"the game has {self.num_players}")
+
+    def expected_payoffs(self, plans: list[np.ndarray]) -> np.ndarray:
+        """u_i(x_1, ..., x_n) = Σ_z p_c(z) u_i(z) Π_k x_k[σ_k(z)] for every player i."""
+        reach = self.terminal_chance.copy()
+        for k, x in enumerate(plans):
+            reach = reach * np.asarray(x, dtype=float)[self.terminal_sequences[:, k]]
+        return reach @ self.terminal_payoffs
+
+    # ------------------------------------------------------------------ strategies
+    @staticmethod
+    def _build_levels(p: PlayerIndex) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per depth of the player's own tree: (sequences, their parent sequences)."""
+        if p.num_infosets == 0:
+            return []
+        seq_depth = p.infoset_depth[p.seq_infoset[1:]]
+        parent = p.infoset_parent_seq[p.seq_infoset[1:]]
+        seqs = np.arange(1, p.num_sequences)
+        levels = []
+        for d in range(int(seq_depth.max()) + 1):
+            mask = seq_depth == d
+            levels.append((seqs[mask], parent[mask]))
+        return levels
+
+    def infoset_levels(self, player: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per depth of the player's own tree, deepest first: (infosets, their sequences
+        concatenated, start of each infoset's run within that array) for ``reduceat``."""
+        cached = self._infoset_levels_cache.get(player)
+        if cached is not None:
+            return cached
+        p = self.players[player]
+        levels = []
+        if p.num_infosets:
+            for d in range(int(p.infoset_depth.max()), -1, -1):
+                js = np.flatnonzero(p.infoset_depth == d)
+                counts = p.infoset_num_actions[js]
+                starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+                seqs = np.repeat(p.infoset_first_seq[js] - starts, counts) + np.arange(counts.sum())
+                levels.append((js, seqs, starts))
+        self._infoset_levels_cache[player] = levels
+        return levels
+
+    def plan_from_behaviour(self, player: int, behaviour: np.ndarray) -> np.ndarray:
+        """Realization plan x with x[ja] = x[p_j] · b[ja] (Farina 2023, L753)."""
+        b = np.asarray(behaviour, dtype=float)
+        x = np.empty(self.num_sequences(player))
+        x[0] = 1.0
+        for seqs, parents in self._levels[player]:
+            x[seqs] = x[parents] * b[seqs]
+        return x
+
+    def plan_from_behaviour_exact(self, player: int, behaviour) -> list[Fraction]:
+        """The same in rational arithmetic."""
+        x = [Fraction(0)] * self.num_sequences(player)
+        x[0] = Fraction(1)
+        for seqs, parents in self._levels[player]:
+            for s, q in zip(seqs.tolist(), parents.tolist()):
+                x[s] = x[q] * Fraction(behaviour[s])
+        return x
+
+    def reach_of_infosets(self, player: int, plan: np.ndarray) -> np.ndarray:
+        """x[p_j] for every information set j: the player's own probability of reaching it."""
+        return np.asarray(plan, dtype=float)[self.players[player].infoset_parent_seq]
+
+    def behaviour_from_plan(self, player: int, plan: np.ndarray,
+                            tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+        """Behavioural strategy b[ja] = x[ja] / x[p_j] and the mask of unreached information sets.
+
+        Tiny negative entries (solver noise) are clipped to 0 and each information set is
+        renormalised, so the result is a valid probability vector everywhere. Where the player's
+        own plan does not reach j (x[p_j] ≤ tol) the plan says nothing: the behaviour there is
+        uniform and the set is reported in the returned mask.
+        """
+        p = self.players[player]
+        x = np.clip(np.asarray(plan, dtype=float), 0.0, None)
+        b = np.ones(p.num_sequences)
+        if p.num_infosets == 0:
+            return b, np.zeros(0, dtype=bool)
+        counts = p.infoset_num_actions
+        first = p.infoset_first_seq
+        block = x[1:]
+        sums = np.add.reduceat(block, first - 1)
+        unreached = sums <= tol
+        safe = np.where(unreached, 1.0, sums)
+        probs = block / np.repeat(safe, counts)
+        uniform = 1.0 / np.repeat(counts, counts)
+        probs = np.where(np.repeat(unreached, counts), uniform, probs)
+        b[1:] = probs
+        return b, unreached
+
+    def behaviour_from_plan_exact(self, player: int, plan) -> tuple[list[Fraction], list[bool]]:
+        """Exact version of :meth:`behaviour_from_plan` (plans in Fractions, no clipping)."""
+        p = self.players[player]
+        b = [Fraction(1)] * p.num_sequences
+        unreached = []
+        for j in range(p.num_infosets):
+            first, k = int(p.infoset_first_seq[j]), int(p.infoset_num_actions[j])
+            total = sum(plan[first:first + k], Fraction(0))
+            unreached.append(total == 0)
+            for s in range(first, first + k):
+                b[s] = Fraction(1, k) if total == 0 else plan[s] / total
+        return b, unreached
+
+    def strategy_to_dict(self, player: int, behaviour) -> dict[str, dict[str, object]]:
+        """{information-set label: {action label: probability}} from a behaviour vector."""
+        p = self.players[player]
+        out: dict[str, dict[str, object]] = {}
+        for j, label in enumerate(p.infoset_labels):
+            first = int(p.infoset_first_seq[j])
+            out[label] = {a: behaviour[first + k] for k, a in enumerate(p.infoset_actions[j])}
+        return out
+
+    def behaviour_from_dict(self, player: int, strategy: Mapping[str, Mapping[str, float]],
+                            missing: str = "error") -> np.ndarray:
+        """Behaviour vector from {infoset: {action: prob}}; checks labels and probabilities.
+
+        ``missing="error"`` refuses a strategy that leaves out an information set;
+        ``missing="uniform"`` plays uniformly there.
+        """
+        p = self.players[player]
+        b = np.ones(p.num_sequences)
+        unknown = [k for k in strategy if k not in p.infoset_of_label]
+        if unknown:
+            raise StrategyError(
+                f"{self.game.player_names[player]}: unknown information set(s) {unknown[:5]} in "
+                f"{self.game.name}")
+        for j, label in enumerate(p.infoset_labels):
+            first, actions = int(p.infoset_first_seq[j]), p.infoset_actions[j]
+            row = strategy.get(label)
+            if row is None:
+                if missing == "uniform":
+                    b[first:first + len(actions)] = 1.0 / len(actions)
+                    continue
+                raise StrategyError(
+                    f"{self.game.player_names[player]}: no probabilities for information set "
+                    f"{label!r}")
+            bad = [a for a in row if a not in actions]
+            if bad:
+                raise StrategyError(
+                    f"information set {label!r}: unknown action(s) {bad}; actions are {list(actions)}")
+            probs = np.array([float(row.get(a, 0.0)) for a in actions])
+            if not np.all(np.isfinite(probs)) or np.any(probs < 0):
+                raise StrategyError(
+                    f"information set {label!r}: probabilities {probs.tolist()} must be finite and"
+                    " non-negative")
+            total = probs.sum()
+            if abs(total - 1.0) > 1e-6:
+                raise StrategyError(
+                    f"information set {label!r}: probabilities sum to {total!r}, not 1")
+            b[first:first + len(actions)] = probs / total
+        return b
+
+    def behaviour_from_dict_exact(self, player: int,
+                                  strategy: Mapping[str, Mapping[str, object]]) -> list[Fraction]:
+        """Exact behaviour vector; probabilities must be rationals summing to exactly 1."""
+        p = self.players[player]
+        b = [Fraction(1)] * p.num_sequences
+        for j, label in enumerate(p.infoset_labels):
+            first, actions = int(p.infoset_first_seq[j]), p.infoset_actions[j]
+            row = strategy.get(label)
+            if row is None:
+                raise StrategyError(f"no probabilities for information set {label!r}")
+            probs = [Fraction(row.get(a, 0)) for a in actions]
+            if sum(probs) != 1 or any(q < 0 for q in probs):
+                raise StrategyError(
+                    f"information set {label!r}: exact probabilities {probs} must be non-negative"
+                    " and sum to 1")
+            b[first:first + len(actions)] = probs
+        return b
+
+    def size(self) -> dict:
+        return {
+            "infosets": [p.num_infosets for p in self.players],
+            "sequences": [p.num_sequences for p in self.players],
+            "terminals": len(self.terminal_chance),
+        }
