@@ -88,9 +88,11 @@ def load(spec: str, **params):
 
 
 def _load_all() -> None:
-    # importing the modules registers their generators
-    from lpgame.games import normal_form_games, poker  # noqa: F401
-    try:
-        from lpgame.games import leduc  # noqa: F401
-    except ImportError:
-        pass
+    """Import every module of :mod:`lpgame.games`; importing a module registers its games."""
+    import importlib
+    import pkgutil
+
+    import lpgame.games as package
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name != "registry" and not module.name.startswith("_"):
+            importlib.import_module(f"lpgame.games.{module.name}")
