@@ -1,0 +1,236 @@
+"""The ``lpgame`` command.
+
+    lpgame games                                   list the catalog with parameters
+    lpgame info NAME [key=value ...] [--json PATH|-]
+    lpgame solve NAME [key=value ...] [--concept nash|maximin] [--exact]
+                 [--backend highs|pyomo|cvxpy] [--solver simplex|ipm|pdlp|choose]
+                 [--time-limit S] [--threads N] [--json PATH|-] [--save-lp PATH]
+    lpgame evaluate NAME STRATEGY.json [key=value ...] [--exact] [--json PATH|-]
+    lpgame export NAME [key=value ...] (--lp PATH | --mps PATH) [--concept ...]
+
+NAME is a catalog name (``lpgame games``) or a game file (``.efg``, ``.nfg``). Tables go to standard
+output; ``--json -`` writes one JSON object to standard output instead (schemas in README.md) and
+``--json PATH`` writes it to a file. Progress (stages with timings) goes to standard error unless
+``--quiet``. Errors are reported in one line, ``lpgame: error: ...``, with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+from lpgame.errors import LpgameError
+
+
+class Progress:
+    """Stage messages with elapsed time on standard error."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.start = time.perf_counter()
+
+    def __call__(self, message: str) -> None:
+        if not self.quiet:
+            print(f"[{time.perf_counter() - self.start:7.2f}s] {message}", file=sys.stderr,
+                  flush=True)
+
+
+def _load(name: str, params: list[str], progress: Progress):
+    from lpgame.api import as_game
+    from lpgame.games import load, parse_params
+
+    progress(f"building {name} {' '.join(params)}".rstrip())
+    game = load(name, **parse_params(params))
+    return as_game(game)
+
+
+def _emit(obj: dict, json_path: str | None, text: str) -> None:
+    from lpgame.io.json_io import write_json
+    if json_path is None:
+        print(text)
+    elif json_path == "-":
+        print(write_json(obj, None))
+    else:
+        write_json(obj, json_path)
+        print(text)
+
+
+def cmd_games(args) -> int:
+    from lpgame.games import catalog
+    rows = []
+    for name, entry in catalog().items():
+        params = ", ".join(f"{k}={v!r}" for k, v in entry.parameters().items()) or "-"
+        rows.append({"name": name, "parameters": entry.parameters(), "summary": entry.summary,
+                     "source": entry.source})
+        if args.json is None:
+            print(f"{name:<24} {params:<46} {entry.summary}")
+    if args.json is not None:
+        _emit({"games": rows}, args.json, "")
+    return 0
+
+
+def cmd_info(args) -> int:
+    from lpgame.equilibria.security import security_lp
+    from lpgame.sequence_form import SequenceForm
+
+    progress = Progress(args.quiet)
+    game = _load(args.name, args.params, progress)
+    progress("compiling the sequence form")
+    sf = SequenceForm.from_game(game)
+    info = {"game": game.name, **game.sizes()}
+    if game.num_players == 2:
+        info["lp"] = security_lp(sf, 0).lp.size()
+    text = [f"{game.name}",
+            f"  nodes {info['nodes']}, terminals {info['terminals']}, chance nodes "
+            f"{info['chance_nodes']}"]
+    for i in range(game.num_players):
+        text.append(f"  {game.player_names[i]}: {info['decision_nodes'][i]} decision nodes, "
+                    f"{info['infosets'][i]} information sets, {info['sequences'][i]} sequences")
+    if "lp" in info:
+        lp = info["lp"]
+        text.append(f"  sequence-form LP: {lp['rows']} rows, {lp['cols']} columns, "
+                    f"{lp['nnz']} nonzeros")
+    _emit(info, args.json, "\n".join(text))
+    return 0
+
+
+def _solve_options(args) -> dict:
+    options = {}
+    if args.solver:
+        options["solver"] = args.solver
+    if args.time_limit is not None:
+        options["time_limit"] = args.time_limit
+    if args.threads is not None:
+        options["threads"] = args.threads
+    return options
+
+
+def cmd_solve(args) -> int:
+    import lpgame
+
+    progress = Progress(args.quiet)
+    game = _load(args.name, args.params, progress)
+    progress(f"solving ({args.concept}, backend {args.backend}"
+             + (", exact" if args.exact else "") + ")")
+    kwargs = _solve_options(args)
+    if args.objective is not None:
+        kwargs["objective"] = args.objective
+    result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,
+                          **kwargs)
+    progress("done")
+    if args.save_lp and getattr(result, "lp", None) is not None:
+        _write_lp_file(result.lp, args.save_lp)
+    obj = result.to_dict()
+    text = result.summary(player_names=game.player_names) if hasattr(result, "summary") \
+        else json.dumps(obj, indent=2)
+    _emit(obj, args.json, text)
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    import lpgame
+    from lpgame.io.json_io import read_json, strategies_from_json
+
+    progress = Progress(args.quiet)
+    game = _load(args.name, args.params, progress)
+    strategies = strategies_from_json(read_json(args.strategy))
+    progress("computing best responses")
+    ev = lpgame.evaluate(game, strategies, exact=args.exact)
+    obj = ev.to_dict()
+    lines = [f"{game.name}: evaluation of {args.strategy}"]
+    for i, name in enumerate(game.player_names):
+        lines.append(f"  {name}: value {obj['values'][i]}, best response "
+                     f"{obj['best_response_value'][i]}, gain {obj['best_response_gain'][i]}")
+    lines.append(f"  nash_conv (sum of gains) = {obj['nash_conv']}")
+    lines.append(f"  exploitability (nash_conv / {game.num_players}, OpenSpiel's) = "
+                 f"{obj['exploitability']}")
+    _emit(obj, args.json, "\n".join(lines))
+    return 0
+
+
+def _write_lp_file(lp, path: str) -> None:
+    from lpgame.lp.pyomo_backend import write_lp, write_mps
+    if str(path).lower().endswith(".mps"):
+        write_mps(lp, path)
+    else:
+        write_lp(lp, path)
+
+
+def cmd_export(args) -> int:
+    from lpgame.equilibria.security import security_lp
+    from lpgame.sequence_form import SequenceForm
+
+    progress = Progress(args.quiet)
+    game = _load(args.name, args.params, progress)
+    sf = SequenceForm.from_game(game)
+    lp = security_lp(sf, 0).lp
+    written = []
+    if args.lp:
+        _write_lp_file(lp, args.lp)
+        written.append(args.lp)
+    if args.mps:
+        _write_lp_file(lp, args.mps)
+        written.append(args.mps)
+    obj = {"game": game.name, "files": written, "size": lp.size()}
+    _emit(obj, args.json, lp.describe() + "\nwritten: " + ", ".join(written))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lpgame", description="Solve games exactly with LP.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p, params=True):
+        if params:
+            p.add_argument("name", help="catalog name or game file (.efg, .nfg)")
+            p.add_argument("params", nargs="*", help="game parameters key=value")
+        p.add_argument("--json", metavar="PATH|-", help="write one JSON object (- for stdout)")
+        p.add_argument("--quiet", action="store_true", help="no progress on standard error")
+
+    common(sub.add_parser("games", help="list the game catalog"), params=False)
+    common(sub.add_parser("info", help="sizes of a game and its LP, without solving"))
+    p = sub.add_parser("solve", help="solve a game and print the equilibrium")
+    common(p)
+    p.add_argument("--concept", default="nash", help="nash (default) or maximin")
+    p.add_argument("--objective", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--exact", action="store_true", help="exact rational answer, certified")
+    p.add_argument("--backend", default="highs", choices=["highs", "pyomo", "cvxpy"])
+    p.add_argument("--solver", default=None, choices=["choose", "simplex", "ipm", "pdlp"])
+    p.add_argument("--time-limit", type=float, default=None, help="solver time limit (s)")
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--save-lp", default=None, metavar="PATH", help="also write the LP (.lp/.mps)")
+    p = sub.add_parser("evaluate", help="value, best responses and NashConv of a strategy file")
+    p.add_argument("name")
+    p.add_argument("strategy", help="strategy JSON (a solve result or {'strategies': [...]})")
+    p.add_argument("params", nargs="*")
+    p.add_argument("--exact", action="store_true")
+    p.add_argument("--json", metavar="PATH|-")
+    p.add_argument("--quiet", action="store_true")
+    p = sub.add_parser("export", help="write the sequence-form LP as .lp and/or .mps")
+    common(p)
+    p.add_argument("--lp", metavar="PATH")
+    p.add_argument("--mps", metavar="PATH")
+    return parser
+
+
+COMMANDS = {"games": cmd_games, "info": cmd_info, "solve": cmd_solve, "evaluate": cmd_evaluate,
+            "export": cmd_export}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "export" and not (args.lp or args.mps):
+        parser.error("export needs --lp PATH and/or --mps PATH")
+    try:
+        return COMMANDS[args.command](args)
+    except LpgameError as exc:
+        print(f"lpgame: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
