@@ -17,10 +17,11 @@ the profile's NashConv is recomputed exactly by best responses; it must be exact
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 
-from lpgame.errors import ExactCheckError, InvalidGameError
 from lpgame.equilibria.security import security_lp
+from lpgame.errors import ExactCheckError, InvalidGameError
 from lpgame.lp import LPSolution, solve_lp
 from lpgame.lp.exact import certify_basis
 from lpgame.lp.linear_program import LinearProgram
