@@ -9,7 +9,8 @@ A best response maximises this over the treeplex Q_i by dynamic programming from
 information sets up (the best-response recursion of the sequence form; the dual of the LP
 BR_i of Farina 2023, L5087–5090, solved in closed form):
 
-    V(j) = max_{a ∈ A_j} ( g_i[ja] + Σ_{j' : p_{j'} = ja} V(j') ),     BR value = g_i[∅] + Σ_{j : p_j = ∅} V(j).
+    V(j) = max_{a ∈ A_j} ( g_i[ja] + Σ_{j' : p_{j'} = ja} V(j') ),
+    BR value = g_i[∅] + Σ_{j : p_j = ∅} V(j).
 
 Each depth level is one vectorised numpy step (``maximum.reduceat`` over the contiguous action
 blocks). The exact variant does the same recursion in :class:`fractions.Fraction`.
