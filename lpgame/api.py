@@ -26,17 +26,18 @@ import numpy as np
 from lpgame.analysis.best_response import best_response, best_response_value_exact
 from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
 from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError
-from lpgame.game import Game, GameRules, NormalFormGame, expand
+from lpgame.game import GameRules, NormalFormGame, expand
+from lpgame.game.tree import IndexedGame
 from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm
 
 CONCEPTS = ("nash", "maximin")
 
 
-def as_game(game) -> Game:
-    """A :class:`~lpgame.game.Game` from a Game, NormalFormGame, rules object, catalog name or
-    game file path."""
-    if isinstance(game, Game):
+def as_game(game) -> IndexedGame:
+    """A game with a flat index (a :class:`~lpgame.game.Game` or a structured game) from a Game,
+    NormalFormGame, rules object, catalog name or game file path."""
+    if isinstance(game, IndexedGame):
         return game
     if isinstance(game, NormalFormGame):
         return game.to_extensive()

@@ -230,6 +230,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LpgameError as exc:
         print(f"lpgame: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into a pager or head that closed early
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.game.normal_form import NormalFormGame
-from lpgame.game.tree import Game
+from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex
 from lpgame.rational import RationalMatrix
 
@@ -46,7 +46,7 @@ class SequenceForm:
     :class:`~lpgame.game.NormalFormGame`).
     """
 
-    def __init__(self, game: Game):
+    def __init__(self, game: IndexedGame):
         self.game = game
         self.num_players = game.num_players
         index = game.index
@@ -59,10 +59,10 @@ class SequenceForm:
         self._infoset_levels_cache: dict[int, list] = {}
 
     @classmethod
-    def from_game(cls, game: Game | NormalFormGame) -> SequenceForm:
+    def from_game(cls, game: IndexedGame | NormalFormGame) -> SequenceForm:
         if isinstance(game, NormalFormGame):
             game = game.to_extensive()
-        if not isinstance(game, Game):
+        if not isinstance(game, IndexedGame):
             raise InvalidGameError(f"cannot build a sequence form from {type(game).__name__}")
         return cls(game)
 
@@ -112,12 +112,7 @@ class SequenceForm:
     def payoff_matrix_exact(self, player: int) -> RationalMatrix:
         """The same matrix with exact rational entries (requires rational chance probabilities)."""
         self._require_two_players()
-        index = self.game.index
-        if any(p is None for p in index.terminal_chance_exact):
-            raise InvalidGameError(
-                f"{self.game.name}: chance probabilities are floats that do not sum to 1 exactly; "
-                "give them as Fractions for exact mode")
-        chance, payoffs = index.exact_terminal_data()
+        chance, payoffs = self.game.index.exact_terminal_data()
         data = [c * u[player] for c, u in zip(chance, payoffs)]
         seqs = self.terminal_sequences
         return RationalMatrix((self.num_sequences(0), self.num_sequences(1)),

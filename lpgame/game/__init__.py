@@ -2,7 +2,14 @@
 
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, GameRules, expand
-from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game, GameBuilder
+from lpgame.game.tree import (
+    CHANCE,
+    DECISION,
+    TERMINAL,
+    Game,
+    GameBuilder,
+    IndexedGame,
+)
 
-__all__ = ["Game", "GameBuilder", "GameRules", "expand", "NormalFormGame", "CHANCE", "DECISION",
-           "TERMINAL", "CHANCE_PLAYER", "TERMINAL_PLAYER"]
+__all__ = ["Game", "IndexedGame", "GameBuilder", "GameRules", "expand", "NormalFormGame", "CHANCE",
+           "DECISION", "TERMINAL", "CHANCE_PLAYER", "TERMINAL_PLAYER"]

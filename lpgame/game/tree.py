@@ -41,7 +41,55 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL, TreeIndex, build_tree_index
 
 
-class Game:
+class IndexedGame:
+    """A game known through its flat index (:class:`~lpgame.game.tree_index.TreeIndex`).
+
+    Everything after the game model (sequence form, LP, best response) reads only ``index``,
+    ``name``, ``player_names`` and ``num_players``. :class:`Game` builds the index from an explicit
+    networkx tree; structured games (signal games) build it directly, without a tree.
+    """
+
+    index: TreeIndex
+    name: str
+    num_players: int
+    player_names: list[str]
+
+    def infosets(self, player: int) -> list[str]:
+        """Information-set labels of ``player`` in depth-first order."""
+        return list(self.index.players[player].infoset_labels)
+
+    def actions(self, player: int, infoset: str) -> tuple[str, ...]:
+        """Action labels at an information set of ``player``."""
+        p = self.index.players[player]
+        return p.infoset_actions[p.infoset_of_label[infoset]]
+
+    def is_zero_sum(self, tol: float = 1e-12) -> bool:
+        """True when every leaf's payoffs sum to zero."""
+        return bool(abs(self.index.terminal_payoffs.sum(axis=1)).max() <= tol)
+
+    def is_constant_sum(self, tol: float = 1e-12) -> bool:
+        """True when every leaf's payoffs sum to the same constant."""
+        totals = self.index.terminal_payoffs.sum(axis=1)
+        return bool(totals.max() - totals.min() <= tol)
+
+    def payoff_range(self) -> float:
+        """Largest payoff minus smallest, over all players and leaves (at least 1e-300)."""
+        u = self.index.terminal_payoffs
+        return max(float(u.max() - u.min()), 1e-300)
+
+    def sizes(self) -> dict:
+        """Counts of the tree and its sequence form (per player lists; sequences include ∅)."""
+        idx = self.index
+        return {
+            "nodes": idx.num_nodes,
+            "terminals": len(idx.terminal_chance),
+            "chance_nodes": idx.num_chance_nodes,
+            "decision_nodes": [p.num_decision_nodes for p in idx.players],
+            "infosets": [p.num_infosets for p in idx.players],
+            "sequences": [p.num_sequences for p in idx.players],
+        }
+
+class Game(IndexedGame):
     """A validated extensive-form game with ``num_players`` players.
 
     Parameters
@@ -78,42 +126,6 @@ class Game:
         self.player_names = list(player_names) if player_names else [
             f"player {i + 1}" for i in range(self.num_players)]
         self.index: TreeIndex = build_tree_index(graph, root, self.num_players)
-
-    # ------------------------------------------------------------------ queries
-    def infosets(self, player: int) -> list[str]:
-        """Information-set labels of ``player`` in depth-first order."""
-        return list(self.index.players[player].infoset_labels)
-
-    def actions(self, player: int, infoset: str) -> tuple[str, ...]:
-        """Action labels at an information set of ``player``."""
-        p = self.index.players[player]
-        return p.infoset_actions[p.infoset_of_label[infoset]]
-
-    def is_zero_sum(self, tol: float = 1e-12) -> bool:
-        """True when every leaf's payoffs sum to zero."""
-        return bool(abs(self.index.terminal_payoffs.sum(axis=1)).max() <= tol)
-
-    def is_constant_sum(self, tol: float = 1e-12) -> bool:
-        """True when every leaf's payoffs sum to the same constant."""
-        totals = self.index.terminal_payoffs.sum(axis=1)
-        return bool(totals.max() - totals.min() <= tol)
-
-    def payoff_range(self) -> float:
-        """Largest payoff minus smallest, over all players and leaves (at least 1e-300)."""
-        u = self.index.terminal_payoffs
-        return max(float(u.max() - u.min()), 1e-300)
-
-    def sizes(self) -> dict:
-        """Counts of the tree and its sequence form (per player lists; sequences include ∅)."""
-        idx = self.index
-        return {
-            "nodes": idx.num_nodes,
-            "terminals": len(idx.terminal_nodes),
-            "chance_nodes": idx.num_chance_nodes,
-            "decision_nodes": [p.num_decision_nodes for p in idx.players],
-            "infosets": [p.num_infosets for p in idx.players],
-            "sequences": [p.num_sequences for p in idx.players],
-        }
 
     def __repr__(self) -> str:
         s = self.sizes()
@@ -177,4 +189,4 @@ class GameBuilder:
                     player_names=self.player_names)
 
 
-__all__ = ["Game", "GameBuilder", "CHANCE", "DECISION", "TERMINAL"]
+__all__ = ["Game", "IndexedGame", "GameBuilder", "CHANCE", "DECISION", "TERMINAL"]

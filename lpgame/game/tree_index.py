@@ -99,6 +99,10 @@ class TreeIndex:
 
     def exact_terminal_data(self) -> tuple[list[Fraction], list[tuple[Fraction, ...]]]:
         """Chance reach and payoffs of every leaf as :class:`fractions.Fraction`."""
+        if any(p is None for p in self.terminal_chance_exact):
+            raise InvalidGameError(
+                "chance probabilities are floats that do not sum to 1 exactly; give them as "
+                "Fractions (or decimal strings) for exact mode")
         chance = [Fraction(p) for p in self.terminal_chance_exact]
         payoffs = [tuple(Fraction(u) for u in row) for row in self.terminal_payoffs_exact]
         return chance, payoffs
