@@ -24,7 +24,10 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import numpy as np
+
 from lpgame.errors import InvalidGameError
+from lpgame.game.private_signals import compile_private_signals
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
 
@@ -46,9 +49,6 @@ class KuhnRules:
         self.cards = cards
         self.names = card_names(cards)
         self.name = name or (f"kuhn_poker(players={players}, cards={cards})")
-        deals = list(itertools.permutations(range(cards), players))
-        p = Fraction(1, len(deals))
-        self._outcomes = [(deal, p) for deal in deals]
 
     def initial_state(self):
         return (None, ())
@@ -70,7 +70,9 @@ class KuhnRules:
         return (bettor + 1 + answered) % n
 
     def chance_outcomes(self, state):
-        return [("-".join(self.names[c] for c in deal), p) for deal, p in self._outcomes]
+        deals = list(itertools.permutations(range(self.cards), self.num_players))
+        p = Fraction(1, len(deals))
+        return [("-".join(self.names[c] for c in deal), p) for deal in deals]
 
     def legal_actions(self, state):
         return ["check", "bet"] if self._bettor(state[1]) is None else ["fold", "call"]
@@ -87,8 +89,44 @@ class KuhnRules:
         player = self.current_player(state)
         return " ".join((self.names[deal[player]],) + history)
 
-    def payoffs(self, state):
-        deal, history = state
+    # ---- the same rules as a private-signal game (lpgame.game.private_signals)
+    def deals(self):
+        n, r = self.num_players, self.cards
+        grids = np.stack(np.meshgrid(*[np.arange(r)] * n, indexing="ij"), axis=-1).reshape(-1, n)
+        distinct = np.ones(len(grids), dtype=bool)
+        for a in range(n):
+            for b in range(a + 1, n):
+                distinct &= grids[:, a] != grids[:, b]
+        deals = grids[distinct]
+        return deals, np.ones(len(deals), dtype=np.int64)
+
+    def signal_labels(self, player):
+        return list(self.names)
+
+    def public_initial_state(self):
+        return ()
+
+    def public_player(self, history):
+        return self.current_player((0, history))
+
+    def public_actions(self, history):
+        return self.legal_actions((0, history))
+
+    def public_apply(self, history, action):
+        return history + (action,)
+
+    def public_label(self, history):
+        return " ".join(history)
+
+    def leaf_payoffs(self, history, deals):
+        contribution, folded = self._stakes(history)
+        live = [i for i in range(self.num_players) if not folded[i]]
+        winner = np.asarray(live)[np.argmax(deals[:, live], axis=1)]
+        pot = sum(contribution)
+        won = (winner[:, None] == np.arange(self.num_players)[None, :]) * pot
+        return won - np.asarray(contribution)[None, :]
+
+    def _stakes(self, history):
         n = self.num_players
         bettor = self._bettor(history)
         contribution = [1] * n
@@ -101,6 +139,12 @@ class KuhnRules:
                     contribution[player] += 1
                 else:
                     folded[player] = True
+        return contribution, folded
+
+    def payoffs(self, state):
+        deal, history = state
+        n = self.num_players
+        contribution, folded = self._stakes(history)
         live = [i for i in range(n) if not folded[i]]
         winner = max(live, key=lambda i: deal[i])
         pot = sum(contribution)
@@ -109,11 +153,16 @@ class KuhnRules:
 
 @register("kuhn_poker", "Kuhn poker, n players, r cards (value −1/18 for 2 players, 3 cards)",
           "Kuhn 1950; notes/farina-thesis.md §2.1")
-def kuhn_poker(players: int = 2, cards: int = 3):
-    return expand(KuhnRules(players, cards))
+def kuhn_poker(players: int = 2, cards: int = 3, structured: bool = False):
+    """Kuhn poker as an explicit networkx tree (default), or compiled by broadcasting."""
+    rules = KuhnRules(players, cards)
+    return compile_private_signals(rules) if structured else expand(rules)
 
 
 @register("one_card_poker", "One-Card Poker OCP(N): 2-player Kuhn betting with an N-card deck",
           "notes/rojas-linarez-and-notebook.md §1.7")
-def one_card_poker(N: int = 3):  # noqa: N803  (the catalog's parameter name)
-    return expand(KuhnRules(2, N, name=f"one_card_poker(N={N})"))
+def one_card_poker(N: int = 3, structured: bool = True):  # noqa: N803  (the catalog's name)
+    """OCP(N). ``structured=True`` (default) compiles deals × public tree by broadcasting
+    (:mod:`lpgame.game.private_signals`); ``False`` expands the explicit networkx tree."""
+    rules = KuhnRules(2, N, name=f"one_card_poker(N={N})")
+    return compile_private_signals(rules) if structured else expand(rules)
