@@ -32,6 +32,7 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.rules import TERMINAL_PLAYER
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex, TreeIndex
+from lpgame.limits import check_prediction
 
 
 class PrivateSignalRules(Protocol):
@@ -189,6 +190,8 @@ def _compile(rules: PrivateSignalRules, name: str, n: int) -> _SignalIndex:
         players.append(p)
 
     num_leaves = len(leaves)
+    check_prediction(f"compiling {name} ({num_deals} deals × {num_leaves} public leaves)",
+                     num_deals * num_leaves * 8 * (3 * n + 2))
     leaf_last = np.array([last for _, last in leaves], dtype=np.int64).reshape(num_leaves, n)
     # terminal (d, l) -> index d * L + l
     seqs = np.empty((num_deals, num_leaves, n), dtype=np.int64)

@@ -33,6 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 import networkx as nx
 
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
+from lpgame.limits import BYTES_PER_TREE_NODE, check_prediction, tree_node_limit
 
 CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -2
@@ -66,12 +67,15 @@ class GameRules(Protocol):
         """One payoff per player at a terminal state."""
 
 
-def expand(rules: GameRules, name: str | None = None) -> Game:
+def expand(rules: GameRules, name: str | None = None, memory_limit: int | None = None) -> Game:
     """Expand ``rules`` into the explicit :class:`~lpgame.game.tree.Game` (depth first).
 
     Nodes are numbered in depth-first preorder, the root being 0. The tree is added to networkx in
-    bulk (``add_nodes_from``/``add_edges_from``) after the walk.
+    bulk (``add_nodes_from``/``add_edges_from``) after the walk. The walk stops with
+    :class:`~lpgame.errors.ModelTooLargeError` as soon as the tree would not fit in the memory limit
+    (:mod:`lpgame.limits`).
     """
+    max_nodes = tree_node_limit(memory_limit)
     nodes: list[tuple[int, dict]] = []
     edges: list[tuple[int, int, dict]] = []
     # stack of (state, parent id, edge attribute dict)
@@ -80,6 +84,10 @@ def expand(rules: GameRules, name: str | None = None) -> Game:
     while stack:
         state, parent, edge = stack.pop()
         node = len(nodes)
+        if node >= max_nodes:
+            check_prediction(f"expanding {getattr(rules, 'name', type(rules).__name__)} "
+                             f"(more than {max_nodes} nodes)", (node + 1) * BYTES_PER_TREE_NODE,
+                             memory_limit)
         if parent is not None:
             edges.append((parent, node, edge))
         who = rules.current_player(state)

@@ -8,14 +8,25 @@ backend (duals are ∂objective/∂rhs).
 from __future__ import annotations
 
 from lpgame.errors import SolverError
+from lpgame.limits import check_prediction, predict_lp_bytes
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import LPSolution
 
 BACKENDS = ("highs", "pyomo", "cvxpy")
 
 
-def solve_lp(lp: LinearProgram, backend: str = "highs", **options) -> LPSolution:
-    """Solve ``lp`` with ``backend`` (``highs``, ``pyomo`` or ``cvxpy``; all use HiGHS)."""
+def solve_lp(lp: LinearProgram, backend: str = "highs", memory_limit: int | None = None,
+             **options) -> LPSolution:
+    """Solve ``lp`` with ``backend`` (``highs``, ``pyomo`` or ``cvxpy``; all use HiGHS).
+
+    The LP's memory is predicted from its size first (:mod:`lpgame.limits`); a model over the limit
+    raises :class:`~lpgame.errors.ModelTooLargeError` before anything is rendered.
+    """
+    size = lp.size()
+    factor = 1 if backend == "highs" else 20   # modelling layers hold per-entry Python objects
+    check_prediction(f"solving LP {lp.name!r} ({size['rows']} rows, {size['cols']} columns, "
+                     f"{size['nnz']} nonzeros) with {backend}",
+                     factor * predict_lp_bytes(size["rows"], size["cols"], size["nnz"]), memory_limit)
     if backend == "highs":
         from lpgame.lp.highs_backend import solve_highs
         return solve_highs(lp, **options)
