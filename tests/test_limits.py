@@ -1,0 +1,31 @@
+"""Models too large for memory are refused with ModelTooLargeError, never a crash."""
+
+import pytest
+
+import lpgame
+from lpgame.limits import memory_limit
+
+
+def test_tree_expansion_stops_at_the_limit(monkeypatch):
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "1M")
+    with pytest.raises(lpgame.ModelTooLargeError, match="expanding kuhn_poker.*limit"):
+        lpgame.games.make("kuhn_poker", cards=30)
+
+
+def test_signal_compilation_predicts_before_allocating(monkeypatch):
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "1M")
+    with pytest.raises(lpgame.ModelTooLargeError, match="89700 deals"):
+        lpgame.games.make("one_card_poker", N=300)
+
+
+def test_lp_too_large_for_the_limit_is_refused_before_solving():
+    with pytest.raises(lpgame.ModelTooLargeError, match="20 rows, 20 columns, 68 nonzeros"):
+        lpgame.solve("kuhn_poker", memory_limit=1000)
+
+
+def test_limit_parsing(monkeypatch):
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "2G")
+    assert memory_limit() == 2 << 30
+    monkeypatch.delenv("LPGAME_MEMORY_LIMIT")
+    assert memory_limit() > 0
+    assert memory_limit(123) == 123

@@ -1,0 +1,85 @@
+"""The broadcast compilation of private-signal games agrees with the explicit tree."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import lpgame
+from lpgame.game.private_signals import compile_private_signals
+from lpgame.game.rules import expand
+from lpgame.games.poker import KuhnRules
+
+
+@pytest.mark.parametrize("players,cards", [(2, 3), (2, 5), (3, 4)])
+def test_sizes_and_labels_match_the_explicit_tree(players, cards):
+    rules = KuhnRules(players, cards)
+    tree, compiled = expand(rules), compile_private_signals(rules)
+    assert tree.sizes() == compiled.sizes()
+    for i in range(players):
+        assert sorted(tree.infosets(i)) == sorted(compiled.infosets(i))
+
+
+def test_ocp_size_formulas():
+    # Rojas Linárez l. 1191: 9N(N-1)+1 nodes, 4N infosets in all, 4N+1 sequences per player
+    for n in (3, 10, 50):
+        s = lpgame.games.make("one_card_poker", N=n).sizes()
+        assert s["nodes"] == 9 * n * (n - 1) + 1
+        assert sum(s["infosets"]) == 4 * n
+        assert s["sequences"] == [4 * n + 1, 4 * n + 1]
+        assert s["terminals"] == 5 * n * (n - 1)
+
+
+@pytest.mark.parametrize("cards", [3, 4, 7])
+def test_same_exact_value_as_the_tree(cards):
+    rules = KuhnRules(2, cards)
+    a = lpgame.solve(expand(rules), exact=True)
+    b = lpgame.solve(compile_private_signals(rules), exact=True)
+    assert a.value == b.value
+    assert b.certificate.nash_conv == 0
+
+
+def test_kuhn_value_is_minus_one_eighteenth_in_both_forms():
+    # Kuhn (1950): the value of 2-player Kuhn poker for player 1 is -1/18
+    assert lpgame.solve(lpgame.games.make("kuhn_poker", structured=True), exact=True).value \
+        == Fraction(-1, 18)
+
+
+def test_strategy_of_one_form_evaluates_identically_in_the_other():
+    rules = KuhnRules(3, 4)
+    tree, compiled = expand(rules), compile_private_signals(rules)
+    rng = np.random.default_rng(7)
+    strategies = []
+    for i in range(3):
+        row = {}
+        for label in tree.infosets(i):
+            acts = tree.actions(i, label)
+            p = rng.dirichlet(np.ones(len(acts)))
+            row[label] = dict(zip(acts, p.tolist()))
+        strategies.append(row)
+    ea, eb = lpgame.evaluate(tree, strategies), lpgame.evaluate(compiled, strategies)
+    assert np.allclose(ea.values, eb.values, atol=1e-12)
+    assert np.allclose(ea.best_response_values, eb.best_response_values, atol=1e-12)
+
+
+class _BadWeights(KuhnRules):
+    def deals(self):
+        deals, weights = super().deals()
+        weights = weights.copy()
+        weights[0] = 0
+        return deals, weights
+
+
+def test_non_positive_deal_weight_is_refused():
+    with pytest.raises(lpgame.InvalidGameError, match="deal weights must be positive"):
+        compile_private_signals(_BadWeights(2, 3))
+
+
+class _NanPayoff(KuhnRules):
+    def leaf_payoffs(self, history, deals):
+        return np.full((len(deals), 2), np.nan)
+
+
+def test_nan_payoff_is_refused_naming_the_leaf():
+    with pytest.raises(lpgame.InvalidGameError, match="not finite"):
+        compile_private_signals(_NanPayoff(2, 3))
