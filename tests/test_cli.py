@@ -1,0 +1,113 @@
+"""The lpgame command: tables, JSON objects scripts rely on, and one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lpgame.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_solve_kuhn_prints_value_and_both_strategies(capsys):
+    code, out, _ = run(capsys, "solve", "kuhn_poker", "--quiet")
+    assert code == 0
+    assert "value for player 1: -0.0555556" in out
+    assert "player 1 strategy" in out and "player 2 strategy" in out
+    assert "J check" in out
+
+
+def test_solve_exact_kuhn_prints_minus_one_eighteenth(capsys):
+    code, out, _ = run(capsys, "solve", "kuhn_poker", "--exact", "--quiet")
+    assert code == 0 and "value for player 1: -1/18" in out
+    assert "nash_conv (sum of best-response gains) = 0" in out
+
+
+def test_solve_json_schema(capsys):
+    code, out, _ = run(capsys, "solve", "kuhn_poker", "--exact", "--json", "-", "--quiet")
+    obj = json.loads(out)
+    assert code == 0
+    assert obj["value"] == "-1/18"
+    assert set(obj["certificate"]) >= {"nash_conv", "exploitability", "exact"}
+    assert obj["certificate"]["nash_conv"] == "0" and obj["certificate"]["exact"] is True
+    assert set(obj["size"]) == {"rows", "cols", "nnz"}
+    assert set(obj["seconds"]) >= {"total", "solve"}
+    assert len(obj["strategies"]) == 2
+    assert obj["strategies"][1]["J check"] == {"check": "2/3", "bet": "1/3"}
+
+
+def test_game_parameters_and_json_file(capsys, tmp_path):
+    path = tmp_path / "ocp.json"
+    code, _, _ = run(capsys, "solve", "one_card_poker", "N=5", "--json", str(path), "--quiet")
+    obj = json.loads(path.read_text())
+    assert code == 0 and obj["game"] == "one_card_poker(N=5)"
+    assert obj["certificate"]["nash_conv"] <= 1e-9
+
+
+def test_evaluate_a_saved_result(capsys, tmp_path):
+    path = tmp_path / "kuhn.json"
+    run(capsys, "solve", "kuhn_poker", "--json", str(path), "--quiet")
+    code, out, _ = run(capsys, "evaluate", "kuhn_poker", str(path), "--json", "-", "--quiet")
+    obj = json.loads(out)
+    assert code == 0
+    assert abs(obj["value"] + 1 / 18) < 1e-9
+    assert len(obj["best_response_gain"]) == 2
+    assert obj["nash_conv"] <= 1e-9 and obj["exploitability"] == pytest.approx(obj["nash_conv"] / 2)
+
+
+def test_evaluate_a_bad_strategy_file_is_a_one_line_error(capsys, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"strategies": [{"nonexistent": {"a": 1}}, {}]}))
+    code, _, err = run(capsys, "evaluate", "kuhn_poker", str(path), "--quiet")
+    assert code == 2
+    assert err.startswith("lpgame: error:") and "nonexistent" in err
+
+
+def test_info_json_keys(capsys):
+    code, out, _ = run(capsys, "info", "kuhn_poker", "--json", "-", "--quiet")
+    obj = json.loads(out)
+    assert code == 0
+    assert obj["infosets"] == [6, 6] and obj["sequences"] == [13, 13] and obj["terminals"] == 30
+    assert obj["lp"] == {"rows": 20, "cols": 20, "nnz": 68}
+
+
+def test_games_lists_the_catalog(capsys):
+    code, out, _ = run(capsys, "games")
+    assert code == 0
+    for name in ("kuhn_poker", "one_card_poker", "colonel_blotto", "sm2", "chicken"):
+        assert name in out
+
+
+def test_unknown_game_and_parameter(capsys):
+    code, _, err = run(capsys, "solve", "no_such_game", "--quiet")
+    assert code == 2 and "unknown game 'no_such_game'" in err
+    code, _, err = run(capsys, "solve", "kuhn_poker", "decks=4", "--quiet")
+    assert code == 2 and "no parameter" in err
+
+
+def test_maximin_on_a_general_sum_game(capsys):
+    code, out, _ = run(capsys, "solve", "battle_of_the_sexes", "--concept", "maximin", "--exact",
+                       "--json", "-", "--quiet")
+    obj = json.loads(out)
+    assert code == 0
+    # battle of the sexes: each player's security value is 2/3 (textbook; rojas §1.3's mixed NE)
+    assert obj["values"] == ["2/3", "2/3"]
+    assert obj["certificate"]["security_gap"] == ["0", "0"]
+
+
+def test_nash_on_a_general_sum_game_is_refused(capsys):
+    code, _, err = run(capsys, "solve", "chicken", "--quiet")
+    assert code == 2 and "not zero-sum" in err
+
+
+def test_console_entry_point_runs():
+    proc = subprocess.run([sys.executable, "-m", "lpgame", "solve", "rock_paper_scissors",
+                           "--exact", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert "value for player 1: 0" in proc.stdout
