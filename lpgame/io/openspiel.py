@@ -1,0 +1,175 @@
+"""OpenSpiel interop: import a turn-based OpenSpiel game, and convert policies both ways.
+
+OpenSpiel (Lanctot et al. 2019) describes a game by states: ``current_player()``, ``legal_actions()``,
+``chance_outcomes()``, ``apply_action()``, ``returns()`` and per-player
+``information_state_string()``. :func:`game_from_openspiel` walks the states depth first and writes
+lpgame's explicit tree (:mod:`lpgame.game.tree`), with
+
+* information-set labels = OpenSpiel's information-state strings (so policies map one to one);
+* action labels = ``action_to_string`` (made unique within a node by appending the action id when
+  two actions print the same);
+* chance probabilities as exact Fractions when the floats OpenSpiel gives are the nearest doubles to
+  simple rationals that sum to exactly one (e.g. 1/3), otherwise as the floats themselves;
+* payoffs from ``returns()`` (integers kept as ints).
+
+The game is then validated like any other (perfect recall, probabilities). Only sequential
+(turn-based) games are accepted; simultaneous-move games raise :class:`~lpgame.errors.InvalidGameError`.
+
+Policies: :func:`strategies_from_openspiel_policy` reads an OpenSpiel ``TabularPolicy`` (or any
+policy with ``action_probabilities(state)``) into lpgame strategies for a game imported here;
+:func:`strategies_to_openspiel_policy` writes lpgame strategies into a ``TabularPolicy``.
+Requires the optional extra ``openspiel`` (``pip install lpgame[openspiel]``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import networkx as nx
+
+from lpgame.errors import InvalidGameError, StrategyError
+from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
+from lpgame.limits import BYTES_PER_TREE_NODE, check_prediction, tree_node_limit
+
+MAX_DENOMINATOR = 10**6
+
+
+def _pyspiel():
+    try:
+        import pyspiel
+    except ImportError as exc:  # pragma: no cover - depends on the optional extra
+        raise InvalidGameError("OpenSpiel is not installed: pip install 'lpgame[openspiel]'") from exc
+    return pyspiel
+
+
+def _exact_probabilities(probs: list[float]) -> list:
+    """Simple rationals when they reproduce the floats exactly and sum to one, else the floats."""
+    fractions = [Fraction(p).limit_denominator(MAX_DENOMINATOR) for p in probs]
+    if sum(fractions) == 1 and all(float(f) == p for f, p in zip(fractions, probs)):
+        return fractions
+    return list(probs)
+
+
+def _number(value: float):
+    return int(value) if float(value).is_integer() else value
+
+
+def _action_labels(state, player: int, actions: list[int]) -> list[str]:
+    labels = [state.action_to_string(player, a) for a in actions]
+    if len(set(labels)) != len(labels):
+        labels = [f"{lab}#{a}" for lab, a in zip(labels, actions)]
+    return labels
+
+
+def game_from_openspiel(game, memory_limit: int | None = None) -> Game:
+    """lpgame :class:`~lpgame.game.Game` of an OpenSpiel game (an object or a name for
+    ``pyspiel.load_game``), walked depth first (see module docstring)."""
+    pyspiel = _pyspiel()
+    if isinstance(game, str):
+        game = pyspiel.load_game(game)
+    gtype = game.get_type()
+    if gtype.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise InvalidGameError(f"OpenSpiel game {gtype.short_name!r} is not turn-based "
+                               f"({gtype.dynamics}); only sequential games can be imported")
+    n = game.num_players()
+    max_nodes = tree_node_limit(memory_limit)
+    nodes: list[tuple[int, dict]] = []
+    edges: list[tuple[int, int, dict]] = []
+    stack = [(game.new_initial_state(), None, None)]
+    while stack:
+        state, parent, edge = stack.pop()
+        node = len(nodes)
+        if node >= max_nodes:
+            check_prediction(f"importing OpenSpiel game {gtype.short_name!r} (more than {max_nodes}"
+                             " nodes)", (node + 1) * BYTES_PER_TREE_NODE, memory_limit)
+        if parent is not None:
+            edges.append((parent, node, edge))
+        if state.is_terminal():
+            nodes.append((node, {"kind": TERMINAL,
+                                 "payoffs": tuple(_number(r) for r in state.returns())}))
+            continue
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            probs = _exact_probabilities([p for _, p in outcomes])
+            labels = _action_labels(state, pyspiel.PlayerId.CHANCE, [a for a, _ in outcomes])
+            nodes.append((node, {"kind": CHANCE}))
+            for (action, _), label, prob in reversed(list(zip(outcomes, labels, probs))):
+                child = state.child(action)
+                stack.append((child, node, {"action": label, "prob": prob}))
+            continue
+        player = state.current_player()
+        actions = state.legal_actions()
+        labels = _action_labels(state, player, actions)
+        nodes.append((node, {"kind": DECISION, "player": int(player),
+                             "infoset": state.information_state_string(player)}))
+        for action, label in reversed(list(zip(actions, labels))):
+            stack.append((state.child(action), node, {"action": label}))
+    graph = nx.DiGraph()
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from(edges)
+    return Game(graph, n, root=0, name=f"openspiel:{game}")
+
+
+def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list[dict]:
+    """lpgame strategies of ``game`` (imported by :func:`game_from_openspiel`) from an OpenSpiel
+    policy: each information set's probabilities are read at one of its states."""
+    pyspiel = _pyspiel()
+    if isinstance(openspiel_game, str):
+        openspiel_game = pyspiel.load_game(openspiel_game)
+    n = openspiel_game.num_players()
+    strategies: list[dict] = [{} for _ in range(n)]
+    stack = [openspiel_game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        player = state.current_player()
+        key = state.information_state_string(player)
+        if key not in strategies[player]:
+            probs = policy.action_probabilities(state, player)
+            actions = state.legal_actions()
+            labels = _action_labels(state, player, actions)
+            row = {lab: float(probs.get(a, 0.0)) for a, lab in zip(actions, labels)}
+            strategies[player][key] = row
+        stack.extend(state.child(a) for a in state.legal_actions())
+    for i in range(n):
+        missing = [j for j in game.infosets(i) if j not in strategies[i]]
+        if missing:
+            raise StrategyError(f"OpenSpiel policy has no entry for information sets {missing[:5]}")
+    return strategies
+
+
+def strategies_to_openspiel_policy(game: Game, openspiel_game, strategies: list[dict]):
+    """An OpenSpiel ``TabularPolicy`` playing lpgame ``strategies`` of the imported ``game``."""
+    pyspiel = _pyspiel()
+    from open_spiel.python import policy as policy_lib
+
+    if isinstance(openspiel_game, str):
+        openspiel_game = pyspiel.load_game(openspiel_game)
+    tabular = policy_lib.TabularPolicy(openspiel_game)
+    stack = [openspiel_game.new_initial_state()]
+    seen: set[str] = set()
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        player = state.current_player()
+        key = state.information_state_string(player)
+        if key not in seen:
+            seen.add(key)
+            if key not in strategies[player]:
+                raise StrategyError(f"no strategy for OpenSpiel information state {key!r}")
+            actions = state.legal_actions()
+            labels = _action_labels(state, player, actions)
+            row = tabular.policy_for_key(key)
+            row[:] = 0.0
+            for a, lab in zip(actions, labels):
+                row[a] = float(strategies[player][key][lab])
+        stack.extend(state.child(a) for a in state.legal_actions())
+    return tabular
