@@ -6,7 +6,8 @@
                  [--backend highs|pyomo|cvxpy] [--solver simplex|ipm|pdlp|choose]
                  [--time-limit S] [--threads N] [--json PATH|-] [--save-lp PATH]
     lpgame evaluate NAME STRATEGY.json [key=value ...] [--exact] [--json PATH|-]
-    lpgame export NAME [key=value ...] (--lp PATH | --mps PATH) [--concept ...]
+    lpgame export NAME [key=value ...] (--lp PATH | --mps PATH | --latex PATH)
+    lpgame draw NAME [key=value ...] --out PATH [--exact] [--no-solve] [--heatmap]
 
 NAME is a catalog name (``lpgame games``) or a game file (``.efg``, ``.nfg``). Tables go to standard
 output; ``--json -`` writes one JSON object to standard output instead (schemas in README.md) and
@@ -174,8 +175,37 @@ def cmd_export(args) -> int:
     if args.mps:
         _write_lp_file(lp, args.mps)
         written.append(args.mps)
+    if args.latex:
+        from pathlib import Path
+        Path(args.latex).write_text(lp.to_latex(rows=lp.num_rows <= 200) + "\n", encoding="utf-8")
+        written.append(args.latex)
     obj = {"game": game.name, "files": written, "size": lp.size()}
     _emit(obj, args.json, lp.describe() + "\nwritten: " + ", ".join(written))
+    return 0
+
+
+def cmd_draw(args) -> int:
+    import lpgame
+    from lpgame.draw import draw_strategy_heatmap, draw_tree
+
+    progress = Progress(args.quiet)
+    game = _load(args.name, args.params, progress)
+    strategies = None
+    title = game.name
+    if not args.no_solve:
+        progress("solving for the equilibrium to draw")
+        result = lpgame.solve(game, exact=args.exact)
+        strategies = result.strategies
+        title = f"{game.name}: equilibrium, value {result.value}"
+    draw_tree(game, strategies, args.out, title=title)
+    written = [args.out]
+    if args.heatmap and strategies is not None:
+        stem = args.out.rsplit(".", 1)
+        for i, strategy in enumerate(strategies):
+            path = f"{stem[0]}_player{i + 1}_heatmap.{stem[1] if len(stem) > 1 else 'png'}"
+            draw_strategy_heatmap(strategy, path, title=f"{game.player_names[i]}: {game.name}")
+            written.append(path)
+    _emit({"game": game.name, "files": written}, args.json, "written: " + ", ".join(written))
     return 0
 
 
@@ -213,18 +243,25 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--lp", metavar="PATH")
     p.add_argument("--mps", metavar="PATH")
+    p.add_argument("--latex", metavar="PATH", help="LaTeX of the LP (row by row when small)")
+    p = sub.add_parser("draw", help="picture of the game tree with the equilibrium (small games)")
+    common(p)
+    p.add_argument("--out", required=True, metavar="PATH", help="image file (.png, .svg, .pdf)")
+    p.add_argument("--exact", action="store_true", help="label edges with exact probabilities")
+    p.add_argument("--no-solve", action="store_true", help="draw the tree only")
+    p.add_argument("--heatmap", action="store_true", help="also a strategy heat map per player")
     return parser
 
 
 COMMANDS = {"games": cmd_games, "info": cmd_info, "solve": cmd_solve, "evaluate": cmd_evaluate,
-            "export": cmd_export}
+            "export": cmd_export, "draw": cmd_draw}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "export" and not (args.lp or args.mps):
-        parser.error("export needs --lp PATH and/or --mps PATH")
+    if args.command == "export" and not (args.lp or args.mps or args.latex):
+        parser.error("export needs --lp PATH, --mps PATH and/or --latex PATH")
     try:
         return COMMANDS[args.command](args)
     except LpgameError as exc:

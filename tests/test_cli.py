@@ -111,3 +111,28 @@ def test_console_entry_point_runs():
                            "--exact", "--quiet"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
     assert "value for player 1: 0" in proc.stdout
+
+
+def test_draw_writes_a_picture_and_heatmaps(capsys, tmp_path):
+    out = tmp_path / "kuhn.png"
+    code, text, _ = run(capsys, "draw", "kuhn_poker", "--exact", "--heatmap", "--out", str(out),
+                        "--quiet")
+    assert code == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
+    assert (tmp_path / "kuhn_player2_heatmap.png").exists()
+
+
+def test_draw_refuses_a_tree_too_large_to_read(capsys, tmp_path):
+    code, _, err = run(capsys, "draw", "kuhn_poker", "cards=8", "--out", str(tmp_path / "x.png"),
+                       "--quiet")
+    assert code == 2 and "not readable" in err
+
+
+def test_export_latex_row_by_row(capsys, tmp_path):
+    path = tmp_path / "mp.tex"
+    code, _, _ = run(capsys, "export", "matching_pennies", "--latex", str(path), "--quiet")
+    tex = path.read_text()
+    assert code == 0 and tex.startswith(r"\begin{aligned}")
+    # matching pennies: the best_response rows read -x_H + x_T + v <= 0 and x_H - x_T + v <= 0
+    assert r"- \mathit{x[player 1:heads]} + \mathit{x[player 1:tails]} + \mathit{v[player 2]} \le 0" \
+        in tex

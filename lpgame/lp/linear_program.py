@@ -238,6 +238,70 @@ class LinearProgram:
     def __str__(self) -> str:
         return self.describe()
 
+    def to_latex(self, rows: bool = False, max_rows: int = 200) -> str:
+        """LaTeX of the formulation: by blocks, or (``rows=True``, small LPs) row by row with the
+        variables' readable labels."""
+        sense = r"\max" if self.sense == "max" else r"\min"
+        rel = {"==": "=", "<=": r"\le", ">=": r"\ge"}
+        if not rows:
+            lines = [r"\begin{aligned}",
+                     rf"{sense}\quad & " + " + ".join(
+                         f"c_{{{_tex(v.name)}}}^{{\\top}} {_tex(v.name)}" for v, _ in self.objective)
+                     + r" \\"]
+            for k, con in enumerate(self.constraints):
+                lhs = " + ".join(rf"M^{{{_tex(con.name)}}}_{{{_tex(v.name)}}}\,{_tex(v.name)}"
+                                 for v, _ in con.terms)
+                head = r"\text{s.t.}\quad" if k == 0 else ""
+                lines.append(f"{head} & {lhs} {rel[con.sense]} b^{{{_tex(con.name)}}} "
+                             f"&& \\text{{({_tex(con.name)}, {con.size} rows)}} \\\\")
+            for v in self.variables:
+                bounds = [_bound_text(v.lower), _bound_text(v.upper)]
+                bounds = [b.replace("inf", r"\infty") for b in bounds]
+                lines.append(f"& {_tex(v.name)} \\in [{bounds[0]}, {bounds[1]}]^{{{v.size}}} \\\\")
+            lines.append(r"\end{aligned}")
+            return "\n".join(lines)
+        if self.num_rows > max_rows:
+            raise LpgameError(f"LP {self.name}: {self.num_rows} rows is too many to print row by "
+                              f"row (max_rows={max_rows})")
+        m = self.assemble()
+        names = [_tex(b.label(k)) for b in self.variables for k in range(b.size)]
+        objective = _tex_linear(m.c, range(len(m.c)), names)
+        lines = [r"\begin{aligned}", f"{sense}\\quad & {objective} \\\\"]
+        A = m.A.tocsr()
+        for con in self.constraints:
+            for k in range(con.size):
+                i = con.offset + k
+                row = A[[i], :]
+                lhs = _tex_linear(row.data, row.indices, names)
+                lo, up = m.row_lower[i], m.row_upper[i]
+                rhs = _num(up if con.sense == "<=" else lo)
+                label = _tex(con.labels[k] if con.labels is not None else str(k))
+                lines.append(f"& {lhs} {rel[con.sense]} {rhs} && \\text{{{_tex(con.name)}[{label}]}}"
+                             " \\\\")
+        lines.append(r"\end{aligned}")
+        return "\n".join(lines)
+
+
+def _tex(text: str) -> str:
+    return (str(text).replace("\\", "").replace("_", r"\_").replace("&", r"\&")
+            .replace("#", r"\#").replace("∅", r"\emptyset "))
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def _tex_linear(coefs, cols, names) -> str:
+    terms = []
+    for c, j in zip(coefs, cols):
+        if c == 0:
+            continue
+        sign = "-" if c < 0 else "+"
+        mag = "" if abs(c) == 1 else _num(abs(c)) + r"\,"
+        terms.append(f"{sign} {mag}\\mathit{{{names[j]}}}")
+    text = " ".join(terms) or "0"
+    return text[2:] if text.startswith("+ ") else text
+
 
 def _bound_text(values: np.ndarray) -> str:
     if values.size and np.all(values == values[0]):

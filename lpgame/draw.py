@@ -1,0 +1,162 @@
+"""Pictures for teaching: the game tree with information sets and strategy probabilities.
+
+:func:`draw_tree` lays the explicit tree out top-down (leaves spaced evenly, each inner node centred
+over its children, the usual tidy layout), draws chance nodes as circles, decision nodes as squares
+coloured by player and leaves as payoffs, joins the nodes of each information set by a dashed line
+labelled with the set's name, and writes on every edge its action and, when strategies are given,
+the probability the strategy (or chance) puts on it. :func:`draw_strategy_heatmap` shows one
+player's behavioural strategy as an information set × action table. Both use matplotlib (the
+``notebooks`` extra) and refuse trees too large to read (:class:`~lpgame.errors.LpgameError`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+from lpgame.errors import LpgameError
+from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
+
+MAX_DRAWN_NODES = 400
+PLAYER_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - optional extra
+        raise LpgameError("drawing needs matplotlib: pip install 'lpgame[notebooks]'") from exc
+    return plt
+
+
+def _fmt(p) -> str:
+    if isinstance(p, Fraction):
+        return str(p)
+    p = float(p)
+    return f"{p:.3g}"
+
+
+def tree_layout(game: Game) -> dict:
+    """x, y positions: leaves at consecutive x in depth-first order, parents centred above."""
+    graph, pos = game.graph, {}
+    next_x = [0.0]
+
+    def place(node, depth):  # recursion depth = tree depth, small for drawable trees
+        children = list(graph.successors(node))
+        if not children:
+            pos[node] = (next_x[0], -depth)
+            next_x[0] += 1.0
+            return
+        for child in children:
+            place(child, depth + 1)
+        xs = [pos[c][0] for c in children]
+        pos[node] = ((min(xs) + max(xs)) / 2, -depth)
+
+    place(game.root, 0)
+    return pos
+
+
+def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path | None = None,
+              title: str | None = None, width: float | None = None):
+    """Draw ``game`` (and ``strategies``' probabilities) to ``path`` (PNG/SVG/PDF) or return the figure."""
+    if not isinstance(game, Game):
+        raise LpgameError("drawing needs an explicit game tree (a Game), not a compiled game")
+    n = game.graph.number_of_nodes()
+    if n > MAX_DRAWN_NODES:
+        raise LpgameError(f"{game.name} has {n} nodes; trees over {MAX_DRAWN_NODES} nodes are not "
+                          "readable as a picture")
+    plt = _pyplot()
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path
+    graph, pos = game.graph, tree_layout(game)
+    num_leaves = sum(1 for v in graph if graph.out_degree(v) == 0)
+    depth = -min(y for _, y in pos.values())
+    fig, ax = plt.subplots(figsize=(width or max(8.0, 0.55 * num_leaves), 1.6 * depth + 2))
+    for u, v, data in graph.edges(data=True):
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        ax.plot([x0, x1], [y0, y1], color="#888888", lw=1, zorder=1)
+        kind = graph.nodes[u]["kind"]
+        text = data["action"]
+        if kind == CHANCE:
+            text += f"\n{_fmt(data['prob'])}"
+        elif strategies is not None and kind == DECISION:
+            node = graph.nodes[u]
+            prob = strategies[node["player"]].get(node["infoset"], {}).get(data["action"])
+            if prob is not None:
+                text += f"\n{_fmt(prob)}"
+        ax.text((x0 + x1) / 2, (y0 + y1) / 2, text, fontsize=7, ha="center", va="center",
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
+                zorder=3)
+    members: dict[tuple[int, str], list] = {}
+    for v, data in graph.nodes(data=True):
+        x, y = pos[v]
+        if data["kind"] == CHANCE:
+            ax.scatter([x], [y], s=120, marker="o", color="white", edgecolor="black", zorder=4)
+        elif data["kind"] == DECISION:
+            colour = PLAYER_COLOURS[data["player"] % len(PLAYER_COLOURS)]
+            ax.scatter([x], [y], s=120, marker="s", color=colour, zorder=4)
+            members.setdefault((data["player"], data["infoset"]), []).append(v)
+        elif data["kind"] == TERMINAL:
+            ax.text(x, y - 0.25, ",".join(_fmt(u) for u in data["payoffs"]), fontsize=7,
+                    ha="center", va="top", rotation=90)
+    for (player, label), nodes in members.items():
+        nodes = sorted(nodes, key=lambda v: pos[v][0])
+        xs = [pos[v][0] for v in nodes]
+        ys = [pos[v][1] for v in nodes]
+        colour = PLAYER_COLOURS[player % len(PLAYER_COLOURS)]
+        for (xa, ya), (xb, yb) in zip(zip(xs, ys), zip(xs[1:], ys[1:])):
+            # a dashed arc above the level, so sets on one level stay apart
+            bulge = 0.12 + 0.04 * (xb - xa)
+            arc = Path([(xa, ya), ((xa + xb) / 2, max(ya, yb) + bulge), (xb, yb)],
+                       [Path.MOVETO, Path.CURVE3, Path.CURVE3])
+            ax.add_patch(PathPatch(arc, fill=False, ls="--", lw=1, edgecolor=colour, zorder=2))
+        ax.text(xs[0] - 0.15, ys[0] + 0.1, label, fontsize=7, color=colour, ha="right",
+                va="bottom")
+    handles = [plt.Line2D([], [], marker="s", ls="", color=PLAYER_COLOURS[i % len(PLAYER_COLOURS)],
+                          label=game.player_names[i]) for i in range(game.num_players)]
+    handles.append(plt.Line2D([], [], marker="o", ls="", color="white", markeredgecolor="black",
+                              label="chance"))
+    ax.legend(handles=handles, loc="upper right", fontsize=8)
+    ax.set_title(title or game.name)
+    ax.axis("off")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=130)
+        plt.close(fig)
+        return None
+    return fig
+
+
+def draw_strategy_heatmap(strategy: dict, path: str | Path | None = None, title: str = ""):
+    """Heat map of one player's behavioural strategy: rows information sets, columns actions."""
+    plt = _pyplot()
+    actions: list[str] = []
+    for row in strategy.values():
+        for a in row:
+            if a not in actions:
+                actions.append(a)
+    infosets = list(strategy)
+    import numpy as np
+
+    grid = np.full((len(infosets), len(actions)), np.nan)
+    for i, label in enumerate(infosets):
+        for a, p in strategy[label].items():
+            grid[i, actions.index(a)] = float(p)
+    fig, ax = plt.subplots(figsize=(1.2 * len(actions) + 3, 0.35 * len(infosets) + 1.5))
+    image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(actions)), actions)
+    ax.set_yticks(range(len(infosets)), infosets, fontsize=7)
+    for (i, j), value in np.ndenumerate(grid):
+        if not np.isnan(value):
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                    color="white" if value < 0.5 else "black")
+    fig.colorbar(image, ax=ax, label="probability")
+    ax.set_title(title)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=130)
+        plt.close(fig)
+        return None
+    return fig
