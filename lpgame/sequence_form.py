@@ -51,9 +51,7 @@ class SequenceForm:
         self.num_players = game.num_players
         index = game.index
         self.players: list[PlayerIndex] = index.players
-        self.terminal_sequences = index.terminal_sequences
-        self.terminal_chance = index.terminal_chance
-        self.terminal_payoffs = index.terminal_payoffs
+        self.payoff_structure = getattr(game, "payoff_structure", None)
         self._levels = [self._build_levels(p) for p in self.players]
         self._F = [self._build_treeplex(p) for p in self.players]
         self._infoset_levels_cache: dict[int, list] = {}
@@ -65,6 +63,19 @@ class SequenceForm:
         if not isinstance(game, IndexedGame):
             raise InvalidGameError(f"cannot build a sequence form from {type(game).__name__}")
         return cls(game)
+
+    # ------------------------------------------------------------------ leaves (lazy for structured games)
+    @property
+    def terminal_sequences(self) -> np.ndarray:
+        return self.game.index.terminal_sequences
+
+    @property
+    def terminal_chance(self) -> np.ndarray:
+        return self.game.index.terminal_chance
+
+    @property
+    def terminal_payoffs(self) -> np.ndarray:
+        return self.game.index.terminal_payoffs
 
     # ------------------------------------------------------------------ sizes
     def num_sequences(self, player: int) -> int:
@@ -126,6 +137,8 @@ class SequenceForm:
 
     def expected_payoffs(self, plans: list[np.ndarray]) -> np.ndarray:
         """u_i(x_1, ..., x_n) = Σ_z p_c(z) u_i(z) Π_k x_k[σ_k(z)] for every player i."""
+        if self.payoff_structure is not None:
+            return self.payoff_structure.expected_payoffs(plans)
         reach = self.terminal_chance.copy()
         for k, x in enumerate(plans):
             reach = reach * np.asarray(x, dtype=float)[self.terminal_sequences[:, k]]
@@ -296,5 +309,5 @@ class SequenceForm:
         return {
             "infosets": [p.num_infosets for p in self.players],
             "sequences": [p.num_sequences for p in self.players],
-            "terminals": len(self.terminal_chance),
+            "terminals": self.game.index.num_terminals,
         }

@@ -34,6 +34,8 @@ def sequence_payoffs(sf: SequenceForm, player: int, plans: list[np.ndarray],
     minimises player k's payoff, as in a security computation).
     """
     payoff_of = player if payoff_of is None else payoff_of
+    if sf.payoff_structure is not None:   # O(N) products by cumulative sums (lpgame.game.showdown)
+        return sf.payoff_structure.sequence_payoffs(player, plans, payoff_of, sign)
     weight = sign * sf.terminal_chance * sf.terminal_payoffs[:, payoff_of]
     for k, x in enumerate(plans):
         if k != player:

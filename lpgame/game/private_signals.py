@@ -30,6 +30,7 @@ import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.rules import TERMINAL_PLAYER
+from lpgame.game.showdown import ShowdownPayoffs
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex, TreeIndex
 from lpgame.limits import check_prediction
@@ -65,21 +66,54 @@ class PrivateSignalRules(Protocol):
 
 
 class _SignalIndex(TreeIndex):
-    """TreeIndex whose exact leaf data is broadcast from per-deal and per-leaf data on demand."""
+    """TreeIndex whose leaf arrays (deals × public leaves) are built on first use.
 
-    def __init__(self, *, deal_probs_exact, leaf_payoffs_exact, **kwargs):
-        super().__init__(terminal_nodes=None, terminal_chance_exact=None,
-                         terminal_payoffs_exact=None, **kwargs)
-        self._deal_probs_exact = deal_probs_exact
-        self._leaf_payoffs_exact = leaf_payoffs_exact   # list over leaves of D × n object arrays
+    With a :class:`~lpgame.game.showdown.ShowdownPayoffs` structure nothing in the solve path needs
+    them, so a game with N² deals is compiled in O(N) memory; exact mode and the generic best
+    response build them (after a memory check) when asked.
+    """
+
+    def __init__(self, *, num_players, players, num_nodes, num_chance_nodes, num_terminals,
+                 build_terminals):
+        self.num_players = num_players
+        self.players = players
+        self.num_nodes = num_nodes
+        self.num_chance_nodes = num_chance_nodes
+        self.terminal_nodes = None
+        self._num_terminals = num_terminals
+        self._build_terminals = build_terminals
+        self._terminals = None
+
+    @property
+    def num_terminals(self) -> int:
+        return self._num_terminals
+
+    def _data(self):
+        if self._terminals is None:
+            self._terminals = self._build_terminals()
+        return self._terminals
+
+    @property
+    def terminal_sequences(self):
+        return self._data()["sequences"]
+
+    @property
+    def terminal_chance(self):
+        return self._data()["chance"]
+
+    @property
+    def terminal_payoffs(self):
+        return self._data()["payoffs"]
 
     def exact_terminal_data(self):
-        num_leaves = len(self._leaf_payoffs_exact)
-        weights, total = self._deal_probs_exact
+        data = self._data()
+        weights, total = data["weights"], data["total_weight"]
+        leaf_payoffs = data["payoffs_exact"]
+        num_leaves = len(leaf_payoffs)
         chance = [Fraction(int(w), total) for w in weights for _ in range(num_leaves)]
         payoffs = []
         for d in range(len(weights)):
-            for leaf in self._leaf_payoffs_exact:
+            for leaf in leaf_payoffs:
                 payoffs.append(tuple(Fraction(v) if not isinstance(v, float) else Fraction(repr(v))
                                      for v in leaf[d]))
         return chance, payoffs
@@ -94,7 +128,7 @@ class PrivateSignalGame(IndexedGame):
         self.num_players = int(rules.num_players)
         self.player_names = list(getattr(rules, "player_names", None) or
                                  [f"player {i + 1}" for i in range(self.num_players)])
-        self.index = _compile(rules, self.name, self.num_players)
+        self.index, self.payoff_structure = _compile(rules, self.name, self.num_players)
 
     def __repr__(self) -> str:
         s = self.sizes()
@@ -138,7 +172,7 @@ def _walk_public_tree(rules: PrivateSignalRules, n: int):
     return decisions, num_pub_seqs, leaves, num_public_nodes
 
 
-def _compile(rules: PrivateSignalRules, name: str, n: int) -> _SignalIndex:
+def _validated_deals(rules: PrivateSignalRules, name: str, n: int, num_signals: list[int]):
     deals, weights = rules.deals()
     deals = np.asarray(deals, dtype=np.int64)
     weights = np.asarray(weights)
@@ -150,15 +184,27 @@ def _compile(rules: PrivateSignalRules, name: str, n: int) -> _SignalIndex:
     if np.any(weights <= 0):
         raise InvalidGameError(f"{name}: deal weights must be positive (deal "
                                f"{int(np.argmin(weights))} has {int(weights.min())})")
-    total = int(weights.sum())
-    probs = weights / total
-    probs_exact = (weights, total)
-    num_deals = len(deals)
-    labels = [list(rules.signal_labels(i)) for i in range(n)]
-    num_signals = [len(lab) for lab in labels]
     for i in range(n):
         if deals[:, i].min() < 0 or deals[:, i].max() >= num_signals[i]:
             raise InvalidGameError(f"{name}: player {i + 1}'s signals must be 0..{num_signals[i] - 1}")
+    return deals, weights
+
+
+def _compile(rules: PrivateSignalRules, name: str, n: int):
+    labels = [list(rules.signal_labels(i)) for i in range(n)]
+    num_signals = [len(lab) for lab in labels]
+    showdown = getattr(rules, "showdown", None)
+    showdown = showdown() if showdown is not None else None
+    if showdown is None:
+        deals, weights = _validated_deals(rules, name, n, num_signals)
+        num_deals = len(deals)
+    else:
+        num, distinct = showdown
+        if n != 2 or num_signals != [num, num]:
+            raise InvalidGameError(f"{name}: a showdown structure needs two players with {num} "
+                                   f"signals each, got {num_signals}")
+        num_deals = num * (num - 1) if distinct else num * num
+        deals = weights = None
 
     decisions, num_pub_seqs, leaves, num_public_nodes = _walk_public_tree(rules, n)
     players = []
@@ -173,10 +219,10 @@ def _compile(rules: PrivateSignalRules, name: str, n: int) -> _SignalIndex:
         signal = np.repeat(np.arange(m), len(nodes))
         node = np.tile(np.arange(len(nodes)), m)
         base = 1 + signal * S
-        p.infoset_first_seq = list(base + pub_first[node] - 1)
+        p.infoset_first_seq = base + pub_first[node] - 1
         parent_pub = pub_parent[node]
-        p.infoset_parent_seq = list(np.where(parent_pub == 0, 0, base + parent_pub - 1))
-        p.infoset_depth = list(pub_depth[node])
+        p.infoset_parent_seq = np.where(parent_pub == 0, 0, base + parent_pub - 1)
+        p.infoset_depth = pub_depth[node]
         public_labels = [rules.public_label(state) for state, _, _, _ in nodes]
         p.infoset_labels = [f"{labels[i][s]} {public_labels[q]}".strip()
                             for s, q in zip(signal.tolist(), node.tolist())]
@@ -190,39 +236,51 @@ def _compile(rules: PrivateSignalRules, name: str, n: int) -> _SignalIndex:
         players.append(p)
 
     num_leaves = len(leaves)
-    check_prediction(f"compiling {name} ({num_deals} deals × {num_leaves} public leaves)",
-                     num_deals * num_leaves * 8 * (3 * n + 2))
     leaf_last = np.array([last for _, last in leaves], dtype=np.int64).reshape(num_leaves, n)
-    # terminal (d, l) -> index d * L + l
-    seqs = np.empty((num_deals, num_leaves, n), dtype=np.int64)
-    for i in range(n):
-        S = num_pub_seqs[i]
-        last = leaf_last[:, i][None, :]
-        seqs[:, :, i] = np.where(last == 0, 0, 1 + deals[:, i][:, None] * S + last - 1)
-    payoffs_exact = []
-    payoffs = np.empty((num_deals, num_leaves, n))
-    for k, (state, _) in enumerate(leaves):
-        u = np.asarray(rules.leaf_payoffs(state, deals))
-        if u.shape != (num_deals, n):
-            raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} payoffs have shape "
-                                   f"{u.shape}, expected ({num_deals}, {n})")
-        uf = u.astype(float)
-        if not np.all(np.isfinite(uf)):
-            raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} has a payoff that is "
-                                   "not finite")
-        payoffs[:, k, :] = uf
-        payoffs_exact.append(u)
-    return _SignalIndex(
-        num_players=n,
-        players=players,
-        num_nodes=1 + num_deals * num_public_nodes,
-        num_chance_nodes=1,
-        terminal_sequences=seqs.reshape(-1, n),
-        terminal_chance=np.repeat(probs, num_leaves),
-        terminal_payoffs=payoffs.reshape(-1, n),
-        deal_probs_exact=probs_exact,
-        leaf_payoffs_exact=payoffs_exact,
-    )
+    structure = None
+    if showdown is not None:
+        cases = np.array([np.asarray(rules.showdown_case_payoffs(state), dtype=object)
+                          for state, _ in leaves], dtype=object).reshape(num_leaves, 3, 2)
+        if not np.all(np.isfinite(cases.astype(float))):
+            raise InvalidGameError(f"{name}: a showdown payoff is not finite")
+        structure = ShowdownPayoffs(leaf_last, cases, showdown[0], (num_pub_seqs[0], num_pub_seqs[1]),
+                                    bool(showdown[1]))
+
+    def build_terminals():
+        nonlocal deals, weights
+        check_prediction(f"compiling the leaves of {name} ({num_deals} deals × {num_leaves} public "
+                         "leaves)", num_deals * num_leaves * 8 * (3 * n + 2))
+        if deals is None:
+            deals, weights = _validated_deals(rules, name, n, num_signals)
+        total = int(weights.sum())
+        seqs = np.empty((len(deals), num_leaves, n), dtype=np.int64)
+        for i in range(n):
+            S = num_pub_seqs[i]
+            last = leaf_last[:, i][None, :]
+            seqs[:, :, i] = np.where(last == 0, 0, 1 + deals[:, i][:, None] * S + last - 1)
+        payoffs_exact = []
+        payoffs = np.empty((len(deals), num_leaves, n))
+        for k, (state, _) in enumerate(leaves):
+            u = np.asarray(rules.leaf_payoffs(state, deals))
+            if u.shape != (len(deals), n):
+                raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} payoffs have "
+                                       f"shape {u.shape}, expected ({len(deals)}, {n})")
+            uf = u.astype(float)
+            if not np.all(np.isfinite(uf)):
+                raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} has a payoff "
+                                       "that is not finite")
+            payoffs[:, k, :] = uf
+            payoffs_exact.append(u)
+        return {"sequences": seqs.reshape(-1, n), "chance": np.repeat(weights / total, num_leaves),
+                "payoffs": payoffs.reshape(-1, n), "weights": weights, "total_weight": total,
+                "payoffs_exact": payoffs_exact}
+
+    index = _SignalIndex(num_players=n, players=players,
+                         num_nodes=1 + num_deals * num_public_nodes, num_chance_nodes=1,
+                         num_terminals=num_deals * num_leaves, build_terminals=build_terminals)
+    if structure is None:
+        index._data()   # validate leaves and payoffs now, on construction
+    return index, structure
 
 
 __all__ = ["PrivateSignalRules", "PrivateSignalGame", "compile_private_signals"]

@@ -97,6 +97,10 @@ class TreeIndex:
     terminal_chance_exact: list         # (T,) Fraction, or None when a float probability is inexact
     terminal_payoffs_exact: list        # T tuples of the payoffs as given (ints, Fractions, floats)
 
+    @property
+    def num_terminals(self) -> int:
+        return len(self.terminal_chance)
+
     def exact_terminal_data(self) -> tuple[list[Fraction], list[tuple[Fraction, ...]]]:
         """Chance reach and payoffs of every leaf as :class:`fractions.Fraction`."""
         if any(p is None for p in self.terminal_chance_exact):
@@ -162,7 +166,8 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
             if children:
                 raise InvalidGameError(f"terminal node {node!r} has {len(children)} children")
             payoffs = data.get("payoffs")
-            if payoffs is None or len(payoffs) != num_players:
+            if (not hasattr(payoffs, "__len__") or isinstance(payoffs, str)
+                    or len(payoffs) != num_players):
                 raise InvalidGameError(
                     f"terminal node {node!r} needs {num_players} payoffs, got {payoffs!r}")
             try:
@@ -186,6 +191,7 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
         for c, lab in zip(children, labels):
             if lab is None:
                 raise InvalidGameError(f"edge {node!r} -> {c!r} has no action label")
+        labels = [str(lab) for lab in labels]   # labels are compared and stored as text
         if len(set(labels)) != len(labels):
             raise InvalidGameError(f"node {node!r} has repeated action labels {labels}")
         if kind == CHANCE:
@@ -226,7 +232,8 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
             continue
         # decision node
         player = data.get("player")
-        if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < num_players:
+        if (not isinstance(player, (int, np.integer)) or isinstance(player, bool)
+                or not 0 <= int(player) < num_players):
             raise InvalidGameError(
                 f"decision node {node!r} has player {player!r}; expected 0..{num_players - 1}")
         player = int(player)

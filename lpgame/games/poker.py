@@ -28,6 +28,7 @@ import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.private_signals import compile_private_signals
+from lpgame.limits import check_prediction
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
 
@@ -92,6 +93,7 @@ class KuhnRules:
     # ---- the same rules as a private-signal game (lpgame.game.private_signals)
     def deals(self):
         n, r = self.num_players, self.cards
+        check_prediction(f"enumerating the {r}^{n} deals of {self.name}", 8 * n * r ** n * 2)
         grids = np.stack(np.meshgrid(*[np.arange(r)] * n, indexing="ij"), axis=-1).reshape(-1, n)
         distinct = np.ones(len(grids), dtype=bool)
         for a in range(n):
@@ -125,6 +127,26 @@ class KuhnRules:
         pot = sum(contribution)
         won = (winner[:, None] == np.arange(self.num_players)[None, :]) * pot
         return won - np.asarray(contribution)[None, :]
+
+    def showdown(self):
+        """Two players: payoffs depend only on which card is higher (lpgame.game.showdown)."""
+        return (self.cards, True) if self.num_players == 2 else None
+
+    def showdown_case_payoffs(self, history):
+        """Payoffs at a public leaf when player 1's card is higher, lower (equal cannot happen)."""
+        contribution, folded = self._stakes(history)
+        pot = sum(contribution)
+        rows = []
+        for first_wins in (True, False):
+            if folded[0]:
+                winner = 1
+            elif folded[1]:
+                winner = 0
+            else:
+                winner = 0 if first_wins else 1
+            rows.append([(pot if i == winner else 0) - contribution[i] for i in range(2)])
+        rows.append([0, 0])
+        return rows
 
     def _stakes(self, history):
         n = self.num_players
