@@ -143,24 +143,35 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
             if tau:
                 base = chain_of[tau] * N
                 # −p·h·C[N−1]
-                rc.append(rows); cc.append(np.full(N, base + N - 1)); dc.append(np.full(N, -p * h))
+                rc.append(rows)
+                cc.append(np.full(N, base + N - 1))
+                dc.append(np.full(N, -p * h))
                 # +p·h·C[s_o]
-                rc.append(rows); cc.append(base + signals); dc.append(np.full(N, p * h))
+                rc.append(rows)
+                cc.append(base + signals)
+                dc.append(np.full(N, p * h))
                 # −p·l·C[s_o − 1]
-                rc.append(rows[1:]); cc.append(base + signals[:-1]); dc.append(np.full(N - 1, -p * low))
+                rc.append(rows[1:])
+                cc.append(base + signals[:-1])
+                dc.append(np.full(N - 1, -p * low))
                 if e:
-                    rx.append(rows); cx.append(st.sequence_block(player, tau))
+                    rx.append(rows)
+                    cx.append(st.sequence_block(player, tau))
                     dx.append(np.full(N, -p * e))
             else:   # the optimiser has not acted: x[∅] for every one of its signals
                 coef = -p * (h * below + low * above + e)
-                rx.append(rows); cx.append(np.zeros(N, dtype=np.int64)); dx.append(coef)
+                rx.append(rows)
+                cx.append(np.zeros(N, dtype=np.int64))
+                dx.append(coef)
         else:       # the opponent has not acted: the ∅ row sums over the opponent's signals
             coef = -p * (h * below + low * above + e)    # indexed by the optimiser's signal
             if tau:
-                rx.append(np.zeros(N, dtype=np.int64)); cx.append(st.sequence_block(player, tau))
+                rx.append(np.zeros(N, dtype=np.int64))
+                cx.append(st.sequence_block(player, tau))
                 dx.append(coef)
             else:
-                rx.append(np.zeros(1, dtype=np.int64)); cx.append(np.zeros(1, dtype=np.int64))
+                rx.append(np.zeros(1, dtype=np.int64))
+                cx.append(np.zeros(1, dtype=np.int64))
                 dx.append(np.array([coef.sum()]))
     m_o = sf.num_sequences(opponent)
 

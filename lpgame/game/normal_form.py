@@ -45,6 +45,10 @@ class NormalFormGame:
         if arr.ndim != n + 1:
             raise InvalidGameError(
                 f"{name}: payoffs for {n} players need {n + 1} dimensions, got shape {arr.shape}")
+        if 0 in arr.shape[1:]:
+            empty = arr.shape[1:].index(0)
+            raise InvalidGameError(
+                f"{name}: player {empty + 1} has no strategy (payoff shape {arr.shape})")
         for index, value in np.ndenumerate(arr):
             try:
                 ok = math.isfinite(float(value))

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL, TreeIndex, build_tree_index
@@ -63,18 +64,26 @@ class IndexedGame:
         p = self.index.players[player]
         return p.infoset_actions[p.infoset_of_label[infoset]]
 
+    payoff_structure = None   # a ShowdownPayoffs operator when the payoffs are structured
+
+    def _leaf_payoffs(self) -> np.ndarray:
+        """Every leaf's payoff vector (rows), from the structure when there is one."""
+        if self.payoff_structure is not None:
+            return self.payoff_structure.payoff_floats().reshape(-1, self.num_players)
+        return self.index.terminal_payoffs
+
     def is_zero_sum(self, tol: float = 1e-12) -> bool:
         """True when every leaf's payoffs sum to zero."""
-        return bool(abs(self.index.terminal_payoffs.sum(axis=1)).max() <= tol)
+        return bool(abs(self._leaf_payoffs().sum(axis=1)).max() <= tol)
 
     def is_constant_sum(self, tol: float = 1e-12) -> bool:
         """True when every leaf's payoffs sum to the same constant."""
-        totals = self.index.terminal_payoffs.sum(axis=1)
+        totals = self._leaf_payoffs().sum(axis=1)
         return bool(totals.max() - totals.min() <= tol)
 
     def payoff_range(self) -> float:
         """Largest payoff minus smallest, over all players and leaves (at least 1e-300)."""
-        u = self.index.terminal_payoffs
+        u = self._leaf_payoffs()
         return max(float(u.max() - u.min()), 1e-300)
 
     def sizes(self) -> dict:
@@ -82,7 +91,7 @@ class IndexedGame:
         idx = self.index
         return {
             "nodes": idx.num_nodes,
-            "terminals": len(idx.terminal_chance),
+            "terminals": idx.num_terminals,
             "chance_nodes": idx.num_chance_nodes,
             "decision_nodes": [p.num_decision_nodes for p in idx.players],
             "infosets": [p.num_infosets for p in idx.players],
@@ -117,7 +126,8 @@ class Game(IndexedGame):
             if len(roots) != 1:
                 raise InvalidGameError(
                     f"a game tree has exactly one root (node without parent); found {len(roots)}"
-                    + (f": {roots[:5]}" if roots else " (the graph has a cycle)"))
+                    + (f": {roots[:5]}" if roots else
+                       f" (the graph has a cycle through node {nx.find_cycle(graph)[0][0]!r})"))
             root = roots[0]
         self.graph = graph
         self.root = root
@@ -149,8 +159,9 @@ class GameBuilder:
         self.player_names = player_names
 
     def _add(self, parent, action, prob, **attrs) -> int:
+        # every check comes before the graph is touched, so a refused call leaves it unchanged
         node = self.graph.number_of_nodes()
-        self.graph.add_node(node, **attrs)
+        edge = None
         if parent is not None:
             if parent not in self.graph:
                 raise InvalidGameError(f"parent node {parent!r} does not exist")
@@ -164,9 +175,11 @@ class GameBuilder:
                 edge["prob"] = prob
             elif prob is not None:
                 raise InvalidGameError(f"edge {parent!r} -> {node}: only chance edges have a prob")
-            self.graph.add_edge(parent, node, **edge)
         elif node != 0:
             raise InvalidGameError(f"node {node} has no parent; only the first node is the root")
+        self.graph.add_node(node, **attrs)
+        if edge is not None:
+            self.graph.add_edge(parent, node, **edge)
         return node
 
     def chance(self, parent: int | None = None, action: str | None = None, prob=None) -> int:
