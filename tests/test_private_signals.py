@@ -63,6 +63,9 @@ def test_strategy_of_one_form_evaluates_identically_in_the_other():
 
 
 class _BadWeights(KuhnRules):
+    def showdown(self):   # take the generic path that enumerates deals
+        return None
+
     def deals(self):
         deals, weights = super().deals()
         weights = weights.copy()
@@ -76,10 +79,49 @@ def test_non_positive_deal_weight_is_refused():
 
 
 class _NanPayoff(KuhnRules):
+    def showdown(self):
+        return None
+
     def leaf_payoffs(self, history, deals):
         return np.full((len(deals), 2), np.nan)
 
 
+class _NanShowdown(KuhnRules):
+    def showdown_case_payoffs(self, history):
+        return [[np.nan, 0], [0, 0], [0, 0]]
+
+
 def test_nan_payoff_is_refused_naming_the_leaf():
-    with pytest.raises(lpgame.InvalidGameError, match="not finite"):
+    with pytest.raises(lpgame.InvalidGameError, match="'check check' has a payoff that is not finite"):
         compile_private_signals(_NanPayoff(2, 3))
+    with pytest.raises(lpgame.InvalidGameError, match="showdown payoff is not finite"):
+        compile_private_signals(_NanShowdown(2, 3))
+
+
+@pytest.mark.parametrize("cards", [3, 8, 40])
+def test_compressed_lp_has_the_plain_lps_value(cards):
+    """Payoff compression changes the LP's size, never its value (issue 6)."""
+    from lpgame.equilibria.security import security_lp
+    from lpgame.lp import solve_lp
+
+    game = lpgame.games.make("one_card_poker", N=cards)
+    sf = lpgame.compile_game(game)
+    compressed = security_lp(sf, 0)
+    plain = security_lp(sf, 0, compress=False)
+    assert "cumulative" in [c.name for c in compressed.lp.constraints]
+    a, b = solve_lp(compressed.lp), solve_lp(plain.lp)
+    assert a.objective == pytest.approx(b.objective, abs=1e-10)
+    result = lpgame.solve(game)
+    assert result.certificate.nash_conv <= 1e-10
+    # and the certificate of the compressed path equals the generic tree computation
+    tree = lpgame.games.make("one_card_poker", N=cards, structured=False)
+    assert lpgame.evaluate(tree, result.strategies).nash_conv == pytest.approx(
+        result.certificate.nash_conv, abs=1e-12)
+
+
+def test_compressed_lp_nonzeros_grow_linearly():
+    from lpgame.equilibria.security import security_lp
+
+    nnz = {n: security_lp(lpgame.compile_game(lpgame.games.make("one_card_poker", N=n)), 0)
+           .lp.size()["nnz"] for n in (100, 200)}
+    assert nnz[200] < 2.1 * nnz[100]

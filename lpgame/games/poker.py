@@ -28,9 +28,9 @@ import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.private_signals import compile_private_signals
-from lpgame.limits import check_prediction
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
+from lpgame.limits import check_prediction
 
 
 def card_names(cards: int) -> list[str]:
