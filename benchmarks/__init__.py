@@ -1,0 +1,1 @@
+"""Benchmark scripts (not tests): ``python -m benchmarks.bench_core``."""
