@@ -1,0 +1,113 @@
+"""Sizes of the catalog games against the published tables and formulas.
+
+Farina (2023) Table A.1 (notes/farina-thesis.md §2.14, with the errata of §6) counts decision nodes
+summed over players, sequences summed over players *including one empty sequence per player*, and
+terminal nodes. Rojas Linárez (2020) Tables 5.2/5.3 count all nodes N (terminals and the chance root
+included) and the information sets with more than one action I (notes/rojas-linarez-and-notebook.md
+§1.8–1.9).
+"""
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from lpgame.games import make
+
+
+def farina_counts(game) -> tuple[int, int, int]:
+    """(decision nodes, sequences, terminals) summed over players, as in Farina's Table A.1."""
+    s = game.sizes()
+    return sum(s["decision_nodes"]), sum(s["sequences"]), s["terminals"]
+
+
+def multi_action_infosets(game) -> int:
+    """Information sets with more than one action (Rojas Linárez's I)."""
+    return int(sum((p.infoset_num_actions > 1).sum() for p in game.index.players))
+
+
+# ---------------------------------------------------------------- Liar's dice (farina §2.5)
+@pytest.mark.parametrize("players,faces,expected", [
+    (3, 2, (128, 255, 504)),          # D32, Table A.1
+    (3, 3, (1536, 3069, 13797)),      # D33, Table A.1
+    (2, 6, (24576, 49142, 147420)),   # D26, Table 5.1
+    (4, 3, (12288, 24574, 331695)),   # Table A.1's "D42" row is D43 (erratum §6.2)
+])
+def test_liars_dice_table_a1(players, faces, expected):
+    game = make("liars_dice", players=players, faces=faces)
+    s = game.sizes()
+    # Table A.1 counts information sets as "decision nodes": k · 2^(nk) of them
+    assert (sum(s["infosets"]), sum(s["sequences"]), s["terminals"]) == expected
+
+
+@pytest.mark.parametrize("players,faces", [(2, 2), (2, 4), (3, 2), (4, 2)])
+def test_liars_dice_formulas(players, faces):
+    # farina §2.5: |J| = k 2^m, |Σ| = n + k (m + Σ_b 2^(b-1) (m - b + 1)), |Z| = k^n (2^m - 1)
+    m = players * faces
+    s = make("liars_dice", players=players, faces=faces).sizes()
+    assert sum(s["infosets"]) == faces * 2 ** m
+    assert sum(s["sequences"]) == players + faces * (
+        m + sum(2 ** (b - 1) * (m - b + 1) for b in range(1, m + 1)))
+    assert s["terminals"] == faces ** players * (2 ** m - 1)
+
+
+def test_liars_dice_true_d42_per_erratum():
+    # erratum §6.2: the true D42 (4 players, 2 faces) would be 512 / 1024 / 4080
+    s = make("liars_dice", players=4, faces=2).sizes()
+    assert (sum(s["infosets"]), sum(s["sequences"]), s["terminals"]) == (512, 1024, 4080)
+
+
+@pytest.mark.parametrize("players,faces", [(2, 3), (3, 2)])
+def test_liars_dice_explicit_tree_matches_compiled(players, faces):
+    compiled = make("liars_dice", players=players, faces=faces)
+    tree = make("liars_dice", players=players, faces=faces, structured=False)
+    assert tree.sizes() == compiled.sizes()
+    for i in range(players):
+        assert sorted(tree.infosets(i)) == sorted(compiled.infosets(i))
+
+
+# ---------------------------------------------------------------- Dudo (rojas §1.8, Table 5.2)
+def dudo_formulas(K, D1, D2):  # noqa: N803
+    """Rojas Linárez l. 1225–1229: N = R1 R2 (2^(n+1) − 1) + 1, I = (R1 + R2) 2^(n−2)."""
+    r1, r2 = comb(D1 + K - 1, K - 1), comb(D2 + K - 1, K - 1)
+    n = K * (D1 + D2)
+    return r1 * r2 * (2 ** (n + 1) - 1) + 1, (r1 + r2) * 2 ** (n - 2)
+
+
+# (K, D1, D2, N, I) rows of Tabla 5.2; (4,1,2) and (4,2,1) print I = 14 366, the formula and the
+# notes' erratum give 14 336
+TABLE_5_2 = [
+    (3, 1, 1, 1144, 96), (3, 1, 2, 18415, 1152), (3, 2, 1, 18415, 1152),
+    (3, 2, 2, 294877, 12288), (4, 1, 1, 8177, 512), (4, 1, 2, 327641, 14336),
+    (4, 2, 1, 327641, 14336), (5, 1, 1, 51176, 2560), (6, 1, 1, 294877, 12288),
+]
+
+
+@pytest.mark.parametrize("K,D1,D2,N,I", TABLE_5_2)
+def test_dudo_table_5_2(K, D1, D2, N, I):  # noqa: N803
+    assert dudo_formulas(K, D1, D2) == (N, I)
+    game = make("dudo", K=K, D1=D1, D2=D2)
+    assert game.sizes()["nodes"] == N
+    assert multi_action_infosets(game) == I
+    r1, r2 = comb(D1 + K - 1, K - 1), comb(D2 + K - 1, K - 1)
+    n = K * (D1 + D2)
+    # notes §1.8: player i has R_i (2^n − 1) + 1 sequences
+    assert game.sizes()["sequences"] == [r1 * (2 ** n - 1) + 1, r2 * (2 ** n - 1) + 1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("K,D1,D2,N,I", [(5, 1, 2, 4915126, 163840), (5, 2, 1, 4915126, 163840)])
+def test_dudo_table_5_2_larger_rows(K, D1, D2, N, I):  # noqa: N803
+    game = make("dudo", K=K, D1=D1, D2=D2)
+    assert (game.sizes()["nodes"], multi_action_infosets(game)) == (N, I)
+
+
+def test_dudo_explicit_tree_matches_compiled():
+    compiled = make("dudo", K=3, D1=1, D2=2)
+    tree = make("dudo", K=3, D1=1, D2=2, structured=False)
+    assert tree.sizes() == compiled.sizes()
+    assert tree.sizes()["nodes"] == 18415
+    for i in range(2):
+        assert sorted(tree.infosets(i)) == sorted(compiled.infosets(i))
+    assert np.allclose(np.sort(tree.index.terminal_payoffs[:, 0]),
+                       np.sort(compiled.index.terminal_payoffs[:, 0]))

@@ -1,0 +1,65 @@
+"""Values and rules of the catalog games against sources outside lpgame.
+
+Sources: Rojas Linárez (2020) Tablas 5.2/5.3 (CFR values u(σ) of strategies with exploitability
+ε_σ, so the true value lies within ε_σ of u(σ), up to the printed rounding); Farina (2023) Lemmas
+11.1/11.2 (team matching pennies); OpenSpiel's independent implementations of Sheriff and Battleship
+(Farina, Ling, Fang & Sandholm 2019a wrote both); and symmetry arguments stated in each test.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import lpgame
+from lpgame.games import make
+
+# ---------------------------------------------------------------- Dudo (Tabla 5.2)
+# (K, D1, D2): (u(σ), ε_σ in %) as printed; ε_σ is the thesis's NashConv, in % of the minimum
+# positive utility 1
+TABLE_5_2_VALUES = {
+    (3, 1, 1): (-0.111, 0.0098), (3, 1, 2): (-0.465, 0.0211), (3, 2, 1): (0.506, 0.0111),
+    (4, 1, 1): (-0.125, 0.0259), (5, 1, 1): (-0.120, 0.1186),
+}
+
+
+def close_to_thesis(value, printed, eps_percent):
+    return abs(float(value) - printed) <= 0.0005 + eps_percent / 100 + 1e-12
+
+
+@pytest.mark.parametrize("K,D1,D2", list(TABLE_5_2_VALUES))
+def test_dudo_exact_values_match_table_5_2(K, D1, D2):  # noqa: N803
+    result = lpgame.solve(make("dudo", K=K, D1=D1, D2=D2), exact=True)
+    assert result.certificate.nash_conv == 0
+    assert isinstance(result.value, Fraction)
+    assert close_to_thesis(result.value, *TABLE_5_2_VALUES[(K, D1, D2)])
+
+
+@pytest.mark.parametrize("K", [3, 4])
+def test_dudo_one_die_each_is_liars_dice(K):  # noqa: N803
+    # Dudo(K,1,1) pays ±1 (the loser of the round loses the game): it is 2-player liar's dice
+    dudo = make("dudo", K=K, D1=1, D2=1)
+    assert set(np.unique(dudo.index.terminal_payoffs)) == {-1.0, 1.0}
+    liars = make("liars_dice", players=2, faces=K)
+    assert lpgame.solve(dudo, exact=True).value == lpgame.solve(liars, exact=True).value
+
+
+def test_dudo_leaf_values_use_the_smaller_games():
+    # Dudo(3,1,2): P1 losing ends the game (−1); P2 losing leads to Dudo(3,1,1) started by P2
+    v11 = lpgame.solve(make("dudo", K=3, D1=1, D2=1), exact=True).value
+    game = make("dudo", K=3, D1=1, D2=2)
+    leaves = {row[0] for row in game.index.exact_terminal_data()[1]}
+    assert leaves == {Fraction(-1), -v11}
+
+
+def test_dudo_explicit_and_compiled_values_agree():
+    a = lpgame.solve(make("dudo", K=3, D1=2, D2=1, structured=False), exact=True)
+    b = lpgame.solve(make("dudo", K=3, D1=2, D2=1), exact=True)
+    assert a.value == b.value
+    assert close_to_thesis(a.value, *TABLE_5_2_VALUES[(3, 2, 1)])
+
+
+def test_dudo_six_faces_one_die_float():
+    # Tabla 5.2: Dudo(6,1,1) u(σ) = −0.111 with ε_σ = 0.0975 %
+    result = lpgame.solve(make("dudo", K=6, D1=1, D2=1))
+    assert close_to_thesis(result.value, -0.111, 0.0975)
