@@ -42,10 +42,10 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
             certified = certify_basis(built.lp, solution)
             plans[i] = certified.values(built.lp, "x")
             plans[1 - i] = certified.duals(built.lp, "best_response")
-            value = certified.values(built.lp, "v")[0]
+            value = certified.objective
         else:
             plans[i] = np.clip(solution.values("x"), 0.0, None)
             plans[1 - i] = np.clip(solution.duals("best_response"), 0.0, None)
-            value = float(solution.values("v")[0])
+            value = float(solution.objective) * built.value_scale
         out.append(ZeroSumSolution(value, plans, built.lp, solution, exact))
     return out

@@ -39,6 +39,7 @@ class SecurityLP:
     lp: LinearProgram
     player: int           # the optimiser i
     opponent: int         # o
+    value_scale: float = 1.0   # the game value is value_scale × the LP's optimum
 
 
 def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
@@ -109,7 +110,9 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
     st = sf.payoff_structure
     opponent = 1 - player
     N = st.num_signals
-    p = 1.0 / st.num_deals
+    # payoffs are stated per deal (× num_deals) so the matrix holds numbers near 1, not 1/N²;
+    # v is scaled alike and the objective weight 1/num_deals restores the value
+    p = 1.0
     F_i, F_o = sf.treeplex_matrix(player), sf.treeplex_matrix(opponent)
     name = f"security LP of {sf.game.player_names[player]} in {sf.game.name} (compressed payoffs)"
     lp = LinearProgram(name=name, description=(
@@ -198,4 +201,4 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
     objective = np.zeros(v.size)
     objective[0] = 1.0
     lp.set_objective([(v, objective)], "max")
-    return SecurityLP(lp, player, opponent)
+    return SecurityLP(lp, player, opponent, value_scale=1.0 / st.num_deals)

@@ -70,8 +70,8 @@ def solve_zero_sum(sf: SequenceForm, exact: bool = False, backend: str = "highs"
         y_exact = certified.duals(lp, "best_response")
         if y_exact[0] != 1:
             raise ExactCheckError(f"exact mode: player 2's plan has y[∅] = {y_exact[0]}, not 1")
-        value = certified.values(lp, "v")[0]
+        value = certified.objective
         return ZeroSumSolution(value, [x_exact, y_exact], lp, solution, True)
     y = np.clip(y, 0.0, None)
-    return ZeroSumSolution(float(solution.values("v")[0]), [np.clip(x, 0.0, None), y], lp,
+    return ZeroSumSolution(float(solution.objective) * built.value_scale, [np.clip(x, 0.0, None), y], lp,
                            solution, False)
