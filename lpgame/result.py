@@ -106,8 +106,9 @@ class Result:
     @classmethod
     def from_dict(cls, data: dict) -> Result:
         cert = data.get("certificate", {})
-        extra_cert = {k: v for k, v in cert.items()
+        extra_cert = {k: _extra_from_json(k, v) for k, v in cert.items()
                       if k not in ("nash_conv", "exploitability", "best_response_gain", "exact")}
+        extra = {k: _extra_from_json(k, v) for k, v in data.items() if k not in _RESULT_KEYS}
         return cls(
             game=data.get("game", ""),
             concept=data.get("concept", "nash"),
@@ -124,6 +125,7 @@ class Result:
             backend=data.get("backend", "highs"),
             exact=bool(data.get("exact", False)),
             unreached=data.get("unreached", []),
+            extra=extra,
         )
 
     @classmethod
@@ -162,6 +164,19 @@ class Result:
                      f" backend {self.backend}; {self.seconds.get('total', 0):.3f} s total, "
                      f"{self.seconds.get('solve', 0):.3f} s solving")
         return "\n".join(lines)
+
+
+_RESULT_KEYS = ("game", "concept", "backend", "exact", "value", "values", "strategies", "unreached",
+                "certificate", "size", "seconds")
+
+
+def _extra_from_json(key: str, value):
+    """Inverse of how :meth:`Result.to_dict` writes a concept-specific (``extra``) entry."""
+    if key.endswith("strategies"):
+        return strategies_from_json(value)
+    if isinstance(value, list):
+        return [number_from_json(v) for v in value]
+    return value
 
 
 def _fmt(value, digits: int) -> str:

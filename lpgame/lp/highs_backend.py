@@ -45,6 +45,15 @@ def _to_highs_lp(lp: LinearProgram) -> highspy.HighsLp:
     return model
 
 
+def _dual_objective(h: highspy.Highs) -> float | None:
+    """HiGHS's dual objective value, or None where this highspy cannot report it."""
+    try:
+        status, value = h.getDualObjectiveValue()
+    except (TypeError, ValueError):   # highspy 1.15 binds it with a by-value output argument
+        return None
+    return float(value) if status == highspy.HighsStatus.kOk else None
+
+
 def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None = None,
                 time_limit: float | None = None, presolve: bool = True,
                 highs_options: dict | None = None, verbose: bool = False) -> LPSolution:
@@ -54,14 +63,15 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
     start = time.perf_counter()
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
-    h.setOptionValue("solver", solver)
-    h.setOptionValue("presolve", "on" if presolve else "off")
+    settings = {"solver": solver, "presolve": "on" if presolve else "off"}
     if threads is not None:
-        h.setOptionValue("threads", int(threads))
+        settings["threads"] = int(threads)
     if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    for key, value in (highs_options or {}).items():
-        h.setOptionValue(key, value)
+        settings["time_limit"] = float(time_limit)
+    settings.update(highs_options or {})
+    for key, value in settings.items():
+        if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
+            raise SolverError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
     h.passModel(_to_highs_lp(lp))
     build_seconds = time.perf_counter() - start
     h.run()
@@ -76,7 +86,7 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
             f"{size['rows']} rows, {size['cols']} columns, {size['nnz']} nonzeros; "
             f"objective reached {info.objective_function_value:g}",
             status=text, size=size, objective=info.objective_function_value,
-            best_bound=h.getDualObjectiveValue()[1] if hasattr(h, "getDualObjectiveValue") else None)
+            best_bound=_dual_objective(h))
     if status != highspy.HighsModelStatus.kOptimal:
         raise SolverError(
             f"HiGHS returned status {text!r} on LP {lp.name!r} with {size['rows']} rows, "
