@@ -7,18 +7,30 @@ included) and the information sets with more than one action I (notes/rojas-lina
 §1.8–1.9).
 """
 
-from math import comb
+from functools import cache
+from math import comb, factorial, perm
 
 import numpy as np
 import pytest
 
-from lpgame.games import make
+from lpgame.games import make as make_game
+
+
+@cache
+def _make_cached(name, params):
+    return make_game(name, **dict(params))
+
+
+def make(name, **params):
+    """The catalog game, built once per test session (several tests read the same instance)."""
+    return _make_cached(name, tuple(sorted(params.items())))
 
 
 def farina_counts(game) -> tuple[int, int, int]:
-    """(decision nodes, sequences, terminals) summed over players, as in Farina's Table A.1."""
+    """Farina's Table A.1 columns: "decision nodes" (the decision points of the tree-form decision
+    processes, i.e. information sets) and sequences summed over players, and terminal nodes."""
     s = game.sizes()
-    return sum(s["decision_nodes"]), sum(s["sequences"]), s["terminals"]
+    return sum(s["infosets"]), sum(s["sequences"]), s["terminals"]
 
 
 def multi_action_infosets(game) -> int:
@@ -34,10 +46,7 @@ def multi_action_infosets(game) -> int:
     (4, 3, (12288, 24574, 331695)),   # Table A.1's "D42" row is D43 (erratum §6.2)
 ])
 def test_liars_dice_table_a1(players, faces, expected):
-    game = make("liars_dice", players=players, faces=faces)
-    s = game.sizes()
-    # Table A.1 counts information sets as "decision nodes": k · 2^(nk) of them
-    assert (sum(s["infosets"]), sum(s["sequences"]), s["terminals"]) == expected
+    assert farina_counts(make("liars_dice", players=players, faces=faces)) == expected
 
 
 @pytest.mark.parametrize("players,faces", [(2, 2), (2, 4), (3, 2), (4, 2)])
@@ -53,8 +62,7 @@ def test_liars_dice_formulas(players, faces):
 
 def test_liars_dice_true_d42_per_erratum():
     # erratum §6.2: the true D42 (4 players, 2 faces) would be 512 / 1024 / 4080
-    s = make("liars_dice", players=4, faces=2).sizes()
-    assert (sum(s["infosets"]), sum(s["sequences"]), s["terminals"]) == (512, 1024, 4080)
+    assert farina_counts(make("liars_dice", players=4, faces=2)) == (512, 1024, 4080)
 
 
 @pytest.mark.parametrize("players,faces", [(2, 3), (3, 2)])
@@ -111,3 +119,32 @@ def test_dudo_explicit_tree_matches_compiled():
         assert sorted(tree.infosets(i)) == sorted(compiled.infosets(i))
     assert np.allclose(np.sort(tree.index.terminal_payoffs[:, 0]),
                        np.sort(compiled.index.terminal_payoffs[:, 0]))
+
+
+# ---------------------------------------------------------------- Goofspiel (farina §2.3–2.4)
+@pytest.mark.parametrize("name,players,cards,expected", [
+    ("goofspiel", 2, 4, (34952, 42658, 13824)),           # G24
+    ("goofspiel", 3, 3, (4383, 4890, 1296)),              # G33
+    ("goofspiel_limited", 2, 4, (17432, 21298, 13824)),   # GL24
+    ("goofspiel_limited", 3, 3, (2511, 2802, 1296)),      # GL33
+    ("goofspiel_limited", 4, 3, (13236, 14008, 7776)),    # printed "GL44" (erratum §6.3)
+])
+def test_goofspiel_table_a1(name, players, cards, expected):
+    game = make(name, players=players, cards=cards)
+    assert farina_counts(game) == expected
+    assert game.is_constant_sum()
+
+
+@pytest.mark.slow
+def test_goofspiel_limited_five_players_table_a1():
+    # printed "GL55" = 5 players, 3 cards (erratum §6.3); about 7 s to expand
+    assert farina_counts(make("goofspiel_limited", players=5, cards=3)) == (65385, 67310, 46656)
+
+
+@pytest.mark.parametrize("cards", [2, 3, 4])
+def test_goofspiel_information_sets_per_turn(cards):
+    # farina §2.3: P(k, t+1) · P(k, t)^2 information sets per player at turn t; |Z| = (k!)^3
+    game = make("goofspiel", players=2, cards=cards)
+    expected = sum(perm(cards, t + 1) * perm(cards, t) ** 2 for t in range(cards))
+    assert game.sizes()["infosets"] == [expected, expected]
+    assert game.sizes()["terminals"] == factorial(cards) ** 3

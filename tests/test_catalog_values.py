@@ -7,12 +7,24 @@ Sources: Rojas Linárez (2020) Tablas 5.2/5.3 (CFR values u(σ) of strategies wi
 """
 
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 import pytest
 
 import lpgame
-from lpgame.games import make
+from lpgame.games import make as make_game
+
+
+@cache
+def _make_cached(name, params):
+    return make_game(name, **dict(params))
+
+
+def make(name, **params):
+    """The catalog game, built once per test session (several tests read the same instance)."""
+    return _make_cached(name, tuple(sorted(params.items())))
+
 
 # ---------------------------------------------------------------- Dudo (Tabla 5.2)
 # (K, D1, D2): (u(σ), ε_σ in %) as printed; ε_σ is the thesis's NashConv, in % of the minimum
@@ -63,3 +75,20 @@ def test_dudo_six_faces_one_die_float():
     # Tabla 5.2: Dudo(6,1,1) u(σ) = −0.111 with ε_σ = 0.0975 %
     result = lpgame.solve(make("dudo", K=6, D1=1, D2=1))
     assert close_to_thesis(result.value, -0.111, 0.0975)
+
+
+# ---------------------------------------------------------------- Goofspiel
+@pytest.mark.parametrize("name", ["goofspiel", "goofspiel_limited"])
+def test_goofspiel_value_is_half_the_prizes(name):
+    # the two-player game is symmetric and constant-sum (every leaf pays 1 + ... + k in all), so
+    # its value is k(k+1)/4
+    exact = lpgame.solve(make(name, players=2, cards=3), exact=True)
+    assert exact.value == Fraction(3) and exact.certificate.nash_conv == 0
+    assert lpgame.solve(make(name, players=2, cards=4)).value == pytest.approx(5, abs=1e-9)
+
+
+def test_goofspiel_ties_split_the_prize():
+    game = make("goofspiel", players=2, cards=2)
+    rows = {tuple(r) for r in game.index.exact_terminal_data()[1]}
+    # bids (1,1),(2,2): both prizes split; (1,2),(2,1): each wins one prize
+    assert rows == {(Fraction(3, 2), Fraction(3, 2)), (1, 2), (2, 1)}
