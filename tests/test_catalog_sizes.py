@@ -148,3 +148,21 @@ def test_goofspiel_information_sets_per_turn(cards):
     expected = sum(perm(cards, t + 1) * perm(cards, t) ** 2 for t in range(cards))
     assert game.sizes()["infosets"] == [expected, expected]
     assert game.sizes()["terminals"] == factorial(cards) ** 3
+
+
+# ---------------------------------------------------------------- Battleship (farina §2.6)
+@pytest.mark.parametrize("rows,cols,shots,expected", [
+    (2, 2, 2, (162, 506, 1072)),         # B2222
+    (2, 3, 2, (938, 4730, 19116)),       # B2322
+    (2, 3, 3, (15338, 62330, 191916)),   # B2323 (about 3 s)
+])
+def test_battleship_table_a1(rows, cols, shots, expected):
+    game = make("battleship", rows=rows, cols=cols, shots=shots)
+    assert farina_counts(game) == expected
+    assert not game.is_constant_sum()
+
+
+@pytest.mark.slow
+def test_battleship_b2324_table_a1():
+    # about 1.2 M nodes
+    assert farina_counts(make("battleship", rows=2, cols=3, shots=4)) == (144938, 451130, 969516)

@@ -92,3 +92,20 @@ def test_goofspiel_ties_split_the_prize():
     rows = {tuple(r) for r in game.index.exact_terminal_data()[1]}
     # bids (1,1),(2,2): both prizes split; (1,2),(2,1): each wins one prize
     assert rows == {(Fraction(3, 2), Fraction(3, 2)), (1, 2), (2, 1)}
+
+
+# ---------------------------------------------------------------- Battleship vs OpenSpiel
+@pytest.mark.parametrize("rows,cols,shots", [(2, 2, 2), (2, 3, 2)])
+def test_battleship_matches_openspiel(rows, cols, shots):
+    # OpenSpiel's battleship (by the benchmark's authors) with one unit ship, no repeated shots
+    pyspiel = pytest.importorskip("pyspiel")
+    from lpgame.io.openspiel import game_from_openspiel
+
+    reference = game_from_openspiel(pyspiel.load_game("battleship", {
+        "board_width": cols, "board_height": rows, "ship_sizes": "[1]", "ship_values": "[3.0]",
+        "num_shots": shots, "allow_repeated_shots": False, "loss_multiplier": 2.0}))
+    ours = make("battleship", rows=rows, cols=cols, shots=shots, ship_value=3, loss_multiplier=2)
+    assert ours.sizes() == reference.sizes()
+    a = lpgame.solve(ours, concept="maximin")
+    b = lpgame.solve(reference, concept="maximin")
+    assert a.values == pytest.approx(b.values, abs=1e-9)
