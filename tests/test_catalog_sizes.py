@@ -166,3 +166,26 @@ def test_battleship_table_a1(rows, cols, shots, expected):
 def test_battleship_b2324_table_a1():
     # about 1.2 M nodes
     assert farina_counts(make("battleship", rows=2, cols=3, shots=4)) == (144938, 451130, 969516)
+
+
+# ---------------------------------------------------------------- Sheriff (farina §2.7)
+# the rows printed S21Br have N = 10 and S22Br N = 20 (notes §2.7, erratum §6.4)
+@pytest.mark.parametrize("N,B,rounds,expected", [
+    (10, 2, 2, (99, 286, 396)),        # S2122
+    (10, 2, 3, (603, 1690, 2376)),     # S2123
+    (10, 3, 3, (1096, 3809, 5632)),    # S2133
+])
+def test_sheriff_table_a1(N, B, rounds, expected):  # noqa: N803
+    game = make("sheriff", N=N, B=B, rounds=rounds)
+    assert farina_counts(game) == expected
+    assert game.sizes()["terminals"] == (N + 1) * (2 * (B + 1)) ** rounds
+    assert not game.is_constant_sum()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("N,B,rounds,expected", [
+    (20, 5, 4, (50896, 260153, 435456)),   # S2254, about 12 s
+    (20, 6, 4, (82741, 475778, 806736)),   # S2264, about 25 s
+])
+def test_sheriff_table_a1_large(N, B, rounds, expected):  # noqa: N803
+    assert farina_counts(make("sheriff", N=N, B=B, rounds=rounds)) == expected

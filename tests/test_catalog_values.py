@@ -109,3 +109,23 @@ def test_battleship_matches_openspiel(rows, cols, shots):
     a = lpgame.solve(ours, concept="maximin")
     b = lpgame.solve(reference, concept="maximin")
     assert a.values == pytest.approx(b.values, abs=1e-9)
+
+
+# ---------------------------------------------------------------- Sheriff vs OpenSpiel
+@pytest.mark.parametrize("N,B,rounds", [(3, 2, 2), (10, 2, 2)])
+def test_sheriff_matches_openspiel(N, B, rounds):  # noqa: N803
+    # OpenSpiel's sheriff (the benchmark authors' implementation): item_value = v,
+    # item_penalty = p, sheriff_penalty = s; the thesis's v = 5, p = 1, s = 1
+    pyspiel = pytest.importorskip("pyspiel")
+    from lpgame.io.openspiel import game_from_openspiel
+
+    reference = game_from_openspiel(pyspiel.load_game("sheriff", {
+        "max_items": N, "max_bribe": B, "num_rounds": rounds, "item_value": 5.0,
+        "item_penalty": 1.0, "sheriff_penalty": 1.0}))
+    ours = make("sheriff", N=N, B=B, rounds=rounds)
+    assert ours.sizes() == reference.sizes()
+    payoffs = sorted(map(tuple, ours.index.terminal_payoffs.tolist()))
+    assert payoffs == sorted(map(tuple, reference.index.terminal_payoffs.tolist()))
+    a = lpgame.solve(ours, concept="maximin")
+    b = lpgame.solve(reference, concept="maximin")
+    assert a.values == pytest.approx(b.values, abs=1e-9)
