@@ -129,3 +129,52 @@ def test_sheriff_matches_openspiel(N, B, rounds):  # noqa: N803
     a = lpgame.solve(ours, concept="maximin")
     b = lpgame.solve(reference, concept="maximin")
     assert a.values == pytest.approx(b.values, abs=1e-9)
+
+
+# ---------------------------------------------------------------- team matching pennies (Farina §11.2)
+def test_team_matching_pennies_minmax_is_one_half():
+    # Lemma 11.2: minmax value 1/2 at z_H = 1/2; with the team as one player (ex-ante correlation,
+    # TMECor) the two-player zero-sum value is the same 1/2
+    game = make("team_matching_pennies", merge_team=True)
+    result = lpgame.solve(game, exact=True)
+    assert result.values == [Fraction(-1, 2), Fraction(1, 2)]
+    assert result.certificate.nash_conv == 0
+    assert result.strategies[0]["opponent"] == {"H": Fraction(1, 2), "T": Fraction(1, 2)}
+    maximin = lpgame.solve(game, concept="maximin", exact=True)
+    assert maximin.values == [Fraction(-1, 2), Fraction(1, 2)]
+
+
+def team_guarantee(x_heads, y_heads):
+    """What independent team strategies guarantee against the opponent's best response."""
+    game = make("team_matching_pennies")
+    ev = lpgame.evaluate(game, [
+        {"opponent": {"H": Fraction(1), "T": Fraction(0)}},
+        {"team member 1": {"H": x_heads, "T": 1 - x_heads}},
+        {"team member 2": {"H": y_heads, "T": 1 - y_heads}}], exact=True)
+    return -ev.best_response_values[0]
+
+
+def test_team_matching_pennies_maxmin_is_one_quarter():
+    # Lemma 11.1: the team maxmin (TME) value is 1/4, at x_H = y_H = 1/2
+    assert team_guarantee(Fraction(1, 2), Fraction(1, 2)) == Fraction(1, 4)
+    grid = [Fraction(k, 10) for k in range(11)]
+    assert max(team_guarantee(x, y) for x in grid for y in grid) == Fraction(1, 4)
+
+
+# ---------------------------------------------------------------- Guess-the-Ace (Farina §12.A)
+@pytest.mark.parametrize("modified", [False, True])
+def test_guess_the_ace_player_one_ends_the_game(modified):
+    # offering loses 1000 · P(correct guess) > 0 against either guess, so in every equilibrium
+    # player 1 ends the game and the value is 0 (Miltersen & Sørensen 2006)
+    result = lpgame.solve(make("guess_the_ace", modified=modified), exact=True)
+    assert result.value == 0 and result.certificate.nash_conv == 0
+    assert result.strategies[0]["P1"]["end"] == 1
+
+
+def test_guess_the_ace_payoffs():
+    game = make("guess_the_ace")
+    chance, payoffs = game.index.exact_terminal_data()
+    # expected loss of offering against "not ace of spades": 1000 · 51/52
+    loss = sum(c * u[0] for c, u, seqs in zip(chance, payoffs, game.index.terminal_sequences)
+               if game.index.players[1].sequence_label(int(seqs[1])) == "P2:not ace of spades")
+    assert loss == Fraction(-51000, 52)
