@@ -32,7 +32,7 @@ from lpgame.errors import ExactCheckError
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
 
-REFINEMENT_ROUNDS = 6
+REFINEMENT_ROUNDS = 40   # each round gains about 15 digits; card-level Leduc needs about 20
 
 
 @dataclass
@@ -101,7 +101,7 @@ def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> l
         if size == 0.0 and all(r == 0 for r in residual):
             return x
         # try the simplest fractions near the refined solution
-        bound = 10 ** min(8 * rounds, 60)
+        bound = 10 ** min(7 * rounds, 400)
         candidate = [xi.limit_denominator(bound) for xi in x]
         if all(b == a for b, a in zip(rhs, matrix.matvec(candidate))):
             return candidate
