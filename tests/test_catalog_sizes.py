@@ -189,3 +189,40 @@ def test_sheriff_table_a1(N, B, rounds, expected):  # noqa: N803
 ])
 def test_sheriff_table_a1_large(N, B, rounds, expected):  # noqa: N803
     assert farina_counts(make("sheriff", N=N, B=B, rounds=rounds)) == expected
+
+
+# ---------------------------------------------------------------- Domino (rojas §1.9, Tabla 5.3)
+# (M, N, thesis N, thesis I): N counts the nodes of all T! permutation trees plus the root, I the
+# information sets with more than one action
+TABLE_5_3 = [(2, 2, 7321, 102), (3, 2, 46534657, 88947), (3, 3, 246760993, 107854),
+             (3, 4, 1547645185, 104050)]
+
+
+@pytest.mark.parametrize("M,N,nodes,infosets", TABLE_5_3[:2])
+def test_domino_table_5_3(M, N, nodes, infosets):  # noqa: N803
+    from lpgame.games.domino import permutation_tree_counts
+
+    assert permutation_tree_counts(M, N) == (nodes, infosets)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("M,N,nodes,infosets", TABLE_5_3[2:])
+def test_domino_table_5_3_larger(M, N, nodes, infosets):  # noqa: N803
+    # about 8 s each
+    from lpgame.games.domino import permutation_tree_counts
+
+    assert permutation_tree_counts(M, N) == (nodes, infosets)
+
+
+def test_domino_game_has_the_thesis_information_sets():
+    # forced moves are applied automatically, so every information set of the game has two or more
+    # actions, and they are exactly the thesis's I
+    game = make("domino", M=2, N=2)
+    assert multi_action_infosets(game) == sum(game.sizes()["infosets"]) == 102
+    assert game.is_zero_sum()
+
+
+@pytest.mark.slow
+def test_domino_3_2_game_has_the_thesis_information_sets():
+    # about 1.05 M nodes, a minute to expand
+    assert multi_action_infosets(make("domino", M=3, N=2)) == 88947

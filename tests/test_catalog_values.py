@@ -178,3 +178,11 @@ def test_guess_the_ace_payoffs():
     loss = sum(c * u[0] for c, u, seqs in zip(chance, payoffs, game.index.terminal_sequences)
                if game.index.players[1].sequence_label(int(seqs[1])) == "P2:not ace of spades")
     assert loss == Fraction(-51000, 52)
+
+
+# ---------------------------------------------------------------- Domino (Tabla 5.3)
+def test_domino_2_2_exact_value():
+    # Tabla 5.3: Domino(2,2) u(σ) = 2.4000 with ε_σ = 0.0000 %
+    result = lpgame.solve(make("domino", M=2, N=2), exact=True)
+    assert result.certificate.nash_conv == 0
+    assert abs(float(result.value) - 2.4) <= 0.00005
