@@ -14,8 +14,18 @@ def test_tree_expansion_stops_at_the_limit(monkeypatch):
 
 def test_signal_compilation_predicts_before_allocating(monkeypatch):
     monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "1M")
+    with pytest.raises(lpgame.ModelTooLargeError, match="deals"):
+        lpgame.games.make("kuhn_poker", players=3, cards=60, structured=True)
+
+
+def test_showdown_games_compile_without_the_quadratic_leaf_table(monkeypatch):
+    # OCP(300) has 89,700 deals; with the showdown operator nothing of that size is allocated ...
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "1M")
+    game = lpgame.games.make("one_card_poker", N=300)
+    assert game.sizes()["terminals"] == 5 * 300 * 299
+    # ... until something asks for the leaf table, which is then checked like anything else
     with pytest.raises(lpgame.ModelTooLargeError, match="89700 deals"):
-        lpgame.games.make("one_card_poker", N=300)
+        _ = game.index.terminal_sequences
 
 
 def test_lp_too_large_for_the_limit_is_refused_before_solving():
