@@ -121,12 +121,17 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
     ax.legend(handles=handles, loc="upper right", fontsize=8)
     ax.set_title(title or game.name)
     ax.axis("off")
+    return _finish(plt, fig, path)
+
+
+def _finish(plt, fig, path):
+    """Save and close the figure when a path is given, else return it."""
     fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=130)
-        plt.close(fig)
-        return None
-    return fig
+    if path is None:
+        return fig
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return None
 
 
 def draw_strategy_heatmap(strategy: dict, path: str | Path | None = None, title: str = ""):
@@ -154,9 +159,4 @@ def draw_strategy_heatmap(strategy: dict, path: str | Path | None = None, title:
                     color="white" if value < 0.5 else "black")
     fig.colorbar(image, ax=ax, label="probability")
     ax.set_title(title)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=130)
-        plt.close(fig)
-        return None
-    return fig
+    return _finish(plt, fig, path)

@@ -65,8 +65,7 @@ def game_from_openspiel(game, memory_limit: int | None = None) -> Game:
     """lpgame :class:`~lpgame.game.Game` of an OpenSpiel game (an object or a name for
     ``pyspiel.load_game``), walked depth first (see module docstring)."""
     pyspiel = _pyspiel()
-    if isinstance(game, str):
-        game = pyspiel.load_game(game)
+    game = _load(game)
     gtype = game.get_type()
     if gtype.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         raise InvalidGameError(f"OpenSpiel game {gtype.short_name!r} is not turn-based "
@@ -110,14 +109,9 @@ def game_from_openspiel(game, memory_limit: int | None = None) -> Game:
     return Game(graph, n, root=0, name=f"openspiel:{game}")
 
 
-def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list[dict]:
-    """lpgame strategies of ``game`` (imported by :func:`game_from_openspiel`) from an OpenSpiel
-    policy: each information set's probabilities are read at one of its states."""
-    pyspiel = _pyspiel()
-    if isinstance(openspiel_game, str):
-        openspiel_game = pyspiel.load_game(openspiel_game)
-    n = openspiel_game.num_players()
-    strategies: list[dict] = [{} for _ in range(n)]
+def _first_states_of_infosets(openspiel_game):
+    """Each decision information state once: (key, player, a state in it, action labels, ids)."""
+    seen: set[str] = set()
     stack = [openspiel_game.new_initial_state()]
     while stack:
         state = stack.pop()
@@ -128,15 +122,27 @@ def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list
             continue
         player = state.current_player()
         key = state.information_state_string(player)
-        if key not in strategies[player]:
-            probs = policy.action_probabilities(state, player)
-            actions = state.legal_actions()
-            labels = _action_labels(state, player, actions)
-            row = {lab: float(probs.get(a, 0.0)) for a, lab in zip(actions, labels)}
-            strategies[player][key] = row
-        stack.extend(state.child(a) for a in state.legal_actions())
-    for i in range(n):
-        missing = [j for j in game.infosets(i) if j not in strategies[i]]
+        actions = state.legal_actions()
+        if key not in seen:
+            seen.add(key)
+            yield key, player, state, _action_labels(state, player, actions), actions
+        stack.extend(state.child(a) for a in actions)
+
+
+def _load(openspiel_game):
+    return _pyspiel().load_game(openspiel_game) if isinstance(openspiel_game, str) else openspiel_game
+
+
+def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list[dict]:
+    """lpgame strategies of ``game`` (imported by :func:`game_from_openspiel`) from an OpenSpiel
+    policy: each information set's probabilities are read at one of its states."""
+    openspiel_game = _load(openspiel_game)
+    strategies: list[dict] = [{} for _ in range(openspiel_game.num_players())]
+    for key, player, state, labels, actions in _first_states_of_infosets(openspiel_game):
+        probs = policy.action_probabilities(state, player)
+        strategies[player][key] = {lab: float(probs.get(a, 0.0)) for a, lab in zip(actions, labels)}
+    for i, strategy in enumerate(strategies):
+        missing = [j for j in game.infosets(i) if j not in strategy]
         if missing:
             raise StrategyError(f"OpenSpiel policy has no entry for information sets {missing[:5]}")
     return strategies
@@ -144,32 +150,15 @@ def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list
 
 def strategies_to_openspiel_policy(game: Game, openspiel_game, strategies: list[dict]):
     """An OpenSpiel ``TabularPolicy`` playing lpgame ``strategies`` of the imported ``game``."""
-    pyspiel = _pyspiel()
     from open_spiel.python import policy as policy_lib
 
-    if isinstance(openspiel_game, str):
-        openspiel_game = pyspiel.load_game(openspiel_game)
+    openspiel_game = _load(openspiel_game)
     tabular = policy_lib.TabularPolicy(openspiel_game)
-    stack = [openspiel_game.new_initial_state()]
-    seen: set[str] = set()
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if state.is_chance_node():
-            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
-            continue
-        player = state.current_player()
-        key = state.information_state_string(player)
-        if key not in seen:
-            seen.add(key)
-            if key not in strategies[player]:
-                raise StrategyError(f"no strategy for OpenSpiel information state {key!r}")
-            actions = state.legal_actions()
-            labels = _action_labels(state, player, actions)
-            row = tabular.policy_for_key(key)
-            row[:] = 0.0
-            for a, lab in zip(actions, labels):
-                row[a] = float(strategies[player][key][lab])
-        stack.extend(state.child(a) for a in state.legal_actions())
+    for key, player, _state, labels, actions in _first_states_of_infosets(openspiel_game):
+        if key not in strategies[player]:
+            raise StrategyError(f"no strategy for OpenSpiel information state {key!r}")
+        row = tabular.policy_for_key(key)
+        row[:] = 0.0
+        for a, lab in zip(actions, labels):
+            row[a] = float(strategies[player][key][lab])
     return tabular
