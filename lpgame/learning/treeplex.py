@@ -1,0 +1,233 @@
+"""Vectorised building blocks of the CFR family on the sequence form.
+
+Every learning algorithm of :mod:`lpgame.learning` works on the flat arrays of
+:class:`~lpgame.sequence_form.SequenceForm`; nothing walks the game tree node by node while learning.
+
+**Counterfactual values as a regret circuit** (Farina 2023, Algs 4.3/4.4, L1482–1495; notes/farina-thesis.md
+§4 item 2). For player i with behavioural strategy b_i, facing the other players' realization plans
+x_{-i}, let g_i[σ] = Σ_{z: σ_i(z) = σ} p_c(z) u_i(z) Π_{k≠i} x_k[σ_k(z)] (the sequence payoffs of
+:func:`lpgame.analysis.best_response.sequence_payoffs`). Bottom-up over i's own information sets,
+
+    q[ja] = g_i[ja] + Σ_{j' : p_{j'} = ja} V(j'),        V(j) = Σ_a b_i[ja] q[ja].
+
+q[ja] is the counterfactual value of action a at j (Zinkevich et al. 2007; Rojas Linárez 2020,
+Def. 5.3, multiplied by π_{-i}(I): the weighting the thesis uses in its regret, eq. 5.9), V(j) the
+counterfactual value of j, and r[ja] = q[ja] − V(j) the instantaneous counterfactual regret.
+One depth level of i's tree is one numpy step (``add.reduceat`` over the contiguous action blocks),
+exactly as in :mod:`lpgame.analysis.best_response`.
+
+**Regret matching at every information set at once** (Hart & Mas-Colell 2000; Rojas Linárez 2020,
+eq. 5.10): b[ja] = R⁺[ja] / Σ_b R⁺[jb], uniform where Σ_b R⁺[jb] = 0.
+
+**Sampling.** :meth:`PlayerTreeplex.sample_pure` draws one action per information set of a
+behavioural strategy (a pure strategy; each history's action is then distributed as b, which is
+what external and outcome sampling need, since under perfect recall no path meets an information set
+twice). :class:`ChanceSampler` draws one outcome per chance node and returns the mask of the leaves
+consistent with the draw: a leaf z is kept with probability p_c(z), so weighting kept leaves by
+u(z)·π_{-i, players}(z) instead of p_c(z)·u(z)·π_{-i, players}(z) is an unbiased estimate of g_i
+(Lanctot et al. 2009, eq. (5.12) of the thesis with q(z) = p_c(z)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lpgame.errors import InvalidGameError
+from lpgame.game.tree import Game
+from lpgame.sequence_form import SequenceForm
+
+
+class PlayerTreeplex:
+    """One player's information sets and sequences as arrays, and the vectorised operations on them."""
+
+    def __init__(self, sf: SequenceForm, player: int):
+        p = sf.players[player]
+        self.sf = sf
+        self.player = player
+        self.num_sequences = p.num_sequences
+        self.num_infosets = p.num_infosets
+        self.counts = np.asarray(p.infoset_num_actions, dtype=np.int64)
+        self.first = np.asarray(p.infoset_first_seq, dtype=np.int64)
+        self.parent = np.asarray(p.infoset_parent_seq, dtype=np.int64)
+        self.seq_infoset = np.asarray(p.seq_infoset, dtype=np.int64)   # −1 for ∅
+        self.block_starts = self.first - 1                               # offsets within seqs 1..
+        self.levels = sf.infoset_levels(player)                          # deepest first
+        self.uniform = np.ones(self.num_sequences)
+        if self.num_infosets:
+            self.uniform[1:] = 1.0 / np.repeat(self.counts, self.counts)
+        self._ends = self.block_starts + self.counts - 1
+
+    def spread(self, per_infoset: np.ndarray) -> np.ndarray:
+        """A per-information-set array repeated over each set's sequences (length |Σ| − 1)."""
+        return np.repeat(per_infoset, self.counts)
+
+    # ------------------------------------------------------------------ regret matching
+    def regret_matching(self, regrets: np.ndarray) -> np.ndarray:
+        """Behaviour b[ja] = R⁺[ja] / Σ_b R⁺[jb] (uniform where no regret is positive)."""
+        b = self.uniform.copy()
+        if not self.num_infosets:
+            return b
+        positive = np.maximum(regrets[1:], 0.0)
+        sums = self.spread(np.add.reduceat(positive, self.block_starts))
+        has = sums > 0.0
+        b[1:][has] = positive[has] / sums[has]
+        return b
+
+    def normalise(self, weights: np.ndarray) -> np.ndarray:
+        """Behaviour proportional to non-negative ``weights`` per information set (uniform at 0)."""
+        return self.regret_matching(weights)
+
+    # ------------------------------------------------------------------ counterfactual values
+    def counterfactual_values(self, g: np.ndarray, behaviour: np.ndarray
+                              ) -> tuple[np.ndarray, np.ndarray]:
+        """(q, V): counterfactual value of every sequence and of every information set (module
+        docstring), bottom-up one depth level at a time."""
+        q = np.array(g, dtype=float, copy=True)
+        V = np.zeros(self.num_infosets)
+        for js, seqs, starts in self.levels:
+            values = np.add.reduceat(behaviour[seqs] * q[seqs], starts)
+            V[js] = values
+            np.add.at(q, self.parent[js], values)
+        return q, V
+
+    def instantaneous_regrets(self, q: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """r[ja] = q[ja] − V(j) (0 at ∅), with V = ``values`` per information set."""
+        r = np.zeros(self.num_sequences)
+        if self.num_infosets:
+            r[1:] = q[1:] - self.spread(values)
+        return r
+
+    # ------------------------------------------------------------------ plans
+    def plan(self, behaviour: np.ndarray) -> np.ndarray:
+        """Realization plan x[ja] = x[p_j] b[ja] (top-down, one numpy step per level)."""
+        return self.sf.plan_from_behaviour(self.player, behaviour)
+
+    # ------------------------------------------------------------------ sampling
+    def sample_pure(self, behaviour: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A pure behaviour (0/1 per sequence): one action per information set drawn from b."""
+        pure = np.zeros(self.num_sequences)
+        pure[0] = 1.0
+        if not self.num_infosets:
+            return pure
+        chosen = _sample_blocks(behaviour[1:], self.block_starts, self.counts, self._ends, rng)
+        pure[1 + chosen] = 1.0
+        return pure
+
+
+def _sample_blocks(probs: np.ndarray, starts: np.ndarray, counts: np.ndarray, ends: np.ndarray,
+                   rng: np.random.Generator) -> np.ndarray:
+    """For contiguous blocks of probabilities, the index (into ``probs``) drawn in every block."""
+    cumulative = np.cumsum(probs)
+    before = np.concatenate([[0.0], cumulative[ends[:-1]]])
+    local = cumulative - np.repeat(before, counts)
+    totals = local[ends]
+    u = rng.random(len(starts)) * totals
+    below = local <= np.repeat(u, counts)
+    index = np.add.reduceat(below.astype(np.int64), starts)
+    return starts + np.minimum(index, counts - 1)
+
+
+class ChanceSampler:
+    """Draw one outcome at every chance node; report which leaves are consistent with the draw.
+
+    The chance structure is read from the explicit tree of a :class:`~lpgame.game.Game` (one pass),
+    or, for a compiled private-signal game, from its single deal node (leaf (d, ℓ) has index
+    d·L + ℓ, :mod:`lpgame.game.private_signals`). Games without chance need no sampling.
+    """
+
+    def __init__(self, sf: SequenceForm):
+        game = sf.game
+        num_leaves = len(sf.terminal_chance)
+        self.num_leaves = num_leaves
+        self.has_chance = game.index.num_chance_nodes > 0
+        if not self.has_chance:
+            return
+        if isinstance(game, Game):
+            probs, starts, counts, leaf_edges = _chance_structure_of_tree(game)
+        elif hasattr(game, "rules") and hasattr(game.rules, "deals"):
+            _, weights = game.rules.deals()
+            weights = np.asarray(weights, dtype=float)
+            probs = weights / weights.sum()
+            starts = np.zeros(1, dtype=np.int64)
+            counts = np.array([len(weights)], dtype=np.int64)
+            per_deal = num_leaves // len(weights)
+            leaf_edges = (np.arange(num_leaves) // per_deal).reshape(-1, 1)
+        else:
+            raise InvalidGameError(
+                f"{game.name}: sampling chance needs the chance structure, which a "
+                f"{type(game).__name__} does not expose; use an explicit Game")
+        self.probs = probs
+        self.starts = starts
+        self.counts = counts
+        self.ends = starts + counts - 1
+        self.sentinel = len(probs)
+        self.leaf_edges = leaf_edges
+
+    def sample_leaves(self, rng: np.random.Generator) -> np.ndarray:
+        """Indices of the leaves consistent with one draw at every chance node."""
+        if not self.has_chance:
+            return np.arange(self.num_leaves)
+        chosen = _sample_blocks(self.probs, self.starts, self.counts, self.ends, rng)
+        selected = np.zeros(self.sentinel + 1, dtype=bool)
+        selected[chosen] = True
+        selected[self.sentinel] = True
+        return np.flatnonzero(selected[self.leaf_edges].all(axis=1))
+
+
+def _chance_structure_of_tree(game: Game):
+    """Chance edges (probabilities grouped by node) and, per leaf in index order, its chance edges."""
+    graph = game.graph
+    probs: list[float] = []
+    starts: list[int] = []
+    counts: list[int] = []
+    path_of: dict = {}
+    stack = [(game.root, ())]
+    while stack:
+        node, path = stack.pop()
+        kind = graph.nodes[node]["kind"]
+        children = list(graph.successors(node))
+        if kind == "terminal":
+            path_of[node] = path
+        elif kind == "chance":
+            starts.append(len(probs))
+            counts.append(len(children))
+            for child in children:
+                edge = len(probs)
+                probs.append(float(graph.edges[node, child]["prob"]))
+                stack.append((child, path + (edge,)))
+        else:
+            stack.extend((child, path) for child in children)
+    sentinel = len(probs)
+    leaves = game.index.terminal_nodes
+    depth = max((len(path_of[z]) for z in leaves), default=0)
+    leaf_edges = np.full((len(leaves), max(depth, 1)), sentinel, dtype=np.int64)
+    for row, z in enumerate(leaves):
+        path = path_of[z]
+        leaf_edges[row, :len(path)] = path
+    return (np.asarray(probs), np.asarray(starts, dtype=np.int64),
+            np.asarray(counts, dtype=np.int64), leaf_edges)
+
+
+def leaf_weights(sf: SequenceForm, player: int, plans: list[np.ndarray],
+                 leaves: np.ndarray | None = None, chance: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf indices, weights u_i(z)·[p_c(z)]·Π_{k≠i} x_k[σ_k(z)]) over ``leaves`` (all when None).
+
+    ``chance=False`` leaves p_c(z) out (the leaves were sampled with probability p_c(z)).
+    """
+    if leaves is None:
+        leaves = np.arange(len(sf.terminal_chance))
+    weight = sf.terminal_payoffs[leaves, player].copy()
+    if chance:
+        weight *= sf.terminal_chance[leaves]
+    for k, x in enumerate(plans):
+        if k != player:
+            weight *= x[sf.terminal_sequences[leaves, k]]
+    return leaves, weight
+
+
+def sequence_payoffs_on(sf: SequenceForm, player: int, plans: list[np.ndarray],
+                        leaves: np.ndarray | None = None, chance: bool = True) -> np.ndarray:
+    """g_i restricted to ``leaves`` (see :func:`leaf_weights`), one ``bincount``."""
+    leaves, weight = leaf_weights(sf, player, plans, leaves, chance)
+    return np.bincount(sf.terminal_sequences[leaves, player], weights=weight,
+                       minlength=sf.num_sequences(player))
