@@ -8,6 +8,8 @@
     lpgame evaluate NAME STRATEGY.json [key=value ...] [--exact] [--json PATH|-]
     lpgame export NAME [key=value ...] (--lp PATH | --mps PATH | --latex PATH)
     lpgame draw NAME [key=value ...] --out PATH [--exact] [--no-solve] [--heatmap]
+    lpgame verify NAME STRATEGY [key=value ...] [--top K] [--rank-by loss|guarantee_gain]
+    lpgame cfr NAME [key=value ...] [--algo cfr+] [--iterations N] [--plot PATH] [--json PATH|-]
 
 NAME is a catalog name (``lpgame games``) or a game file (``.efg``, ``.nfg``). Tables go to standard
 output; ``--json -`` writes one JSON object to standard output instead (schemas in README.md) and
@@ -152,6 +154,53 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    from lpgame.analysis.verify import verify
+    from lpgame.io.strategy_files import load_strategies
+
+    progress = Progress(args.quiet)
+    game = _load(args.name, args.params, progress)
+    strategies = load_strategies(args.strategy, game, missing=args.missing)
+    progress("best responses, the exact equilibrium value and the worst information sets")
+    report = verify(game, strategies, top=args.top, exact=args.exact, rank_by=args.rank_by)
+    _emit(report.to_dict(), args.json, report.summary())
+    return 0
+
+
+def cmd_cfr(args) -> int:
+    import lpgame
+    from lpgame.learning import run
+
+    progress = Progress(args.quiet)
+    game = _load(args.name, args.params, progress)
+
+    def show(iteration, seconds, nash_conv):
+        progress(f"iteration {iteration}: nash_conv {nash_conv:.3e} ({seconds:.2f} s)")
+
+    result = run(game, algorithm=args.algo, iterations=args.iterations, seed=args.seed,
+                 target=args.target, progress=show)
+    obj = result.to_dict()
+    equilibrium_value = None
+    if args.plot or not args.no_lp:
+        try:
+            equilibrium_value = float(lpgame.solve(game).value)
+            obj["equilibrium_value"] = equilibrium_value
+        except LpgameError as exc:   # general-sum or n-player games have no LP value
+            progress(f"no LP value to compare with: {exc}")
+    if args.plot:
+        from lpgame.learning.plot import plot_learning_curve
+        plot_learning_curve(result, path=args.plot, equilibrium_value=equilibrium_value)
+        progress(f"plot written to {args.plot}")
+    last = obj["curve"][-1] if obj.get("curve") else None
+    text = [f"{game.name}: {args.algo}, {obj['iterations']} iterations",
+            f"  nash_conv of the average strategy = {obj['nash_conv']:.6g}"
+            + (f" after {last[1]:.2f} s" if last else "")]
+    if equilibrium_value is not None:
+        text.append(f"  LP value for player 1 = {equilibrium_value:.10g}")
+    _emit(obj, args.json, "\n".join(text))
+    return 0
+
+
 def _write_lp_file(lp, path: str) -> None:
     from lpgame.lp.pyomo_backend import write_lp, write_mps
     if str(path).lower().endswith(".mps"):
@@ -239,6 +288,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exact", action="store_true")
     p.add_argument("--json", metavar="PATH|-")
     p.add_argument("--quiet", action="store_true")
+    p = sub.add_parser("verify", help="how far a strategy file is from equilibrium, and where")
+    p.add_argument("name")
+    p.add_argument("strategy", help="strategy file: JSON (result or strategies) or CSV")
+    p.add_argument("params", nargs="*")
+    p.add_argument("--top", type=int, default=5, help="how many worst information sets to list")
+    p.add_argument("--rank-by", default="loss", choices=["loss", "guarantee_gain"],
+                   help="order of the worst information sets: loss (regret against the exploiting "
+                   "best response, the default) or guarantee gain (0 at every equilibrium)")
+    p.add_argument("--missing", default="error", choices=["error", "uniform"],
+                   help="information sets absent from the file: an error, or played uniformly")
+    p.add_argument("--exact", action="store_true", help="exact equilibrium value")
+    p.add_argument("--json", metavar="PATH|-")
+    p.add_argument("--quiet", action="store_true")
+    p = sub.add_parser("cfr", help="run CFR or regret matching and record exploitability")
+    common(p)
+    p.add_argument("--algo", default="cfr+", help="rm, rm+, cfr, cs-cfr, cfr+, dcfr, pcfr+, "
+                   "es-mccfr, os-mccfr, ...")
+    p.add_argument("--iterations", type=int, default=1000)
+    p.add_argument("--target", type=float, default=None, help="stop at this nash_conv")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot", metavar="PATH", help="convergence plot against the LP value")
+    p.add_argument("--no-lp", action="store_true", help="do not solve the LP for comparison")
     p = sub.add_parser("export", help="write the sequence-form LP as .lp and/or .mps")
     common(p)
     p.add_argument("--lp", metavar="PATH")
@@ -254,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"games": cmd_games, "info": cmd_info, "solve": cmd_solve, "evaluate": cmd_evaluate,
-            "export": cmd_export, "draw": cmd_draw}
+            "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify, "cfr": cmd_cfr}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -136,3 +136,46 @@ def test_export_latex_row_by_row(capsys, tmp_path):
     # matching pennies: the best_response rows read -x_H + x_T + v <= 0 and x_H - x_T + v <= 0
     assert r"- \mathit{x[player 1:heads]} + \mathit{x[player 1:tails]} + \mathit{v[player 2]} \le 0" \
         in tex
+
+
+def test_verify_json_keys_and_an_equilibrium(capsys, tmp_path):
+    path = tmp_path / "kuhn.json"
+    run(capsys, "solve", "kuhn_poker", "--json", str(path), "--quiet")
+    code, out, _ = run(capsys, "verify", "kuhn_poker", str(path), "--json", "-", "--quiet")
+    obj = json.loads(out)
+    assert code == 0
+    assert {"value", "best_response_gain", "nash_conv", "exploitability", "equilibrium_value",
+            "worst_infosets"} <= set(obj)
+    assert obj["nash_conv"] <= 1e-9 and abs(obj["equilibrium_value"] + 1 / 18) < 1e-9
+    # at an equilibrium no single information set can raise a guarantee
+    assert all(row["guarantee_gain"] <= 1e-9 for row in obj["worst_infosets"])
+
+
+def test_verify_a_csv_strategy_off_equilibrium(capsys, tmp_path):
+    # player 1 always bets, player 2 always calls: player 2 gains by folding J, player 1 by checking J
+    rows = ["player,infoset,action,probability"]
+    for card in "JQK":
+        rows += [f"1,{card},bet,1", f"1,{card},check,0", f"1,{card} check bet,call,1",
+                 f"1,{card} check bet,fold,0", f"2,{card} bet,call,1", f"2,{card} bet,fold,0",
+                 f"2,{card} check,bet,1", f"2,{card} check,check,0"]
+    path = tmp_path / "s.csv"
+    path.write_text("\n".join(rows) + "\n")
+    code, out, _ = run(capsys, "verify", "kuhn_poker", str(path), "--json", "-", "--quiet")
+    obj = json.loads(out)
+    # independent check: always-bet loses 1/3 to a best response for each player (hand computation:
+    # player 2 folds J and Q to bets, player 1 checks J and Q against an always-betting player 2)
+    assert code == 0 and abs(obj["nash_conv"] - 2 / 3) < 1e-9
+    worst = obj["worst_infosets"][0]
+    assert worst["loss"] == max(row["loss"] for row in obj["worst_infosets"]) and worst["loss"] > 0.3
+
+
+def test_cfr_command_writes_curve_plot_and_json(capsys, tmp_path):
+    plot = tmp_path / "curve.png"
+    code, out, _ = run(capsys, "cfr", "kuhn_poker", "--algo", "cfr+", "--iterations", "300",
+                       "--plot", str(plot), "--json", "-", "--quiet")
+    obj = json.loads(out)
+    assert code == 0
+    assert {"iterations", "nash_conv", "curve", "strategies"} <= set(obj)
+    assert obj["iterations"] == 300 and obj["nash_conv"] < 0.01
+    assert obj["curve"][-1][0] == 300 and abs(obj["equilibrium_value"] + 1 / 18) < 1e-9
+    assert plot.read_bytes()[:4] == b"\x89PNG"
