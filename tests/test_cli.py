@@ -162,8 +162,9 @@ def test_verify_a_csv_strategy_off_equilibrium(capsys, tmp_path):
     path.write_text("\n".join(rows) + "\n")
     code, out, _ = run(capsys, "verify", "kuhn_poker", str(path), "--json", "-", "--quiet")
     obj = json.loads(out)
-    # independent check: always-bet loses 1/3 to a best response for each player (hand computation:
-    # player 2 folds J and Q to bets, player 1 checks J and Q against an always-betting player 2)
+    # hand computation: the profile's value is 0 (every hand is a ±2 showdown); player 2's best
+    # response folds J, calls Q and K: (−1 + 0 + 2)/3 = 1/3; player 1's checks and folds J, bets K:
+    # (−1 + 0 + 2)/3 = 1/3; so nash_conv = 2/3
     assert code == 0 and abs(obj["nash_conv"] - 2 / 3) < 1e-9
     worst = obj["worst_infosets"][0]
     assert worst["loss"] == max(row["loss"] for row in obj["worst_infosets"]) and worst["loss"] > 0.3
