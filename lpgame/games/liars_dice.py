@@ -193,10 +193,26 @@ class DiceBiddingRules:
 class LiarsDiceRules(DiceBiddingRules):
     """Liar's dice D*nk* (module docstring): ±1 to the winner and loser of the challenge."""
 
-    def __init__(self, players: int = 2, faces: int = 6):
+    def __init__(self, players: int = 2, faces: int = 6, wild: bool = False):
         if players < 2:
             raise InvalidGameError(f"liar's dice needs at least 2 players, got players={players}")
-        super().__init__((1,) * players, faces, f"liars_dice(players={players}, faces={faces})")
+        name = f"liars_dice(players={players}, faces={faces}" + (", wild=True)" if wild else ")")
+        super().__init__((1,) * players, faces, name)
+        self.wild = bool(wild)
+
+    def leaf_payoffs(self, bids: tuple[int, ...], deals: np.ndarray) -> np.ndarray:
+        if not self.wild:
+            return super().leaf_payoffs(bids, deals)
+        # OpenSpiel's rule: the highest face is wild, it counts for every other face too
+        made = len(bids) - 1
+        claim = bids[-2]
+        quantity, face = claim // self.faces + 1, claim % self.faces
+        top = self.faces - 1
+        counts = sum(self.hand_counts[i][deals[:, i], face]
+                     + (self.hand_counts[i][deals[:, i], top] if face != top else 0)
+                     for i in range(self.num_players))
+        bidder, challenger = (made - 1) % self.num_players, made % self.num_players
+        return self.round_payoffs(bidder, challenger, np.asarray(counts) >= quantity)
 
     def round_payoffs(self, bidder: int, challenger: int, claim_true: np.ndarray) -> np.ndarray:
         # Python ints in an object array: exact mode turns them into Fractions as they are
@@ -209,10 +225,12 @@ class LiarsDiceRules(DiceBiddingRules):
 
 @register("liars_dice", "Liar's dice D<n><k>: n players, one k-sided die each (Farina's benchmark)",
           "Farina 2023 App. A.1.2; notes/farina-thesis.md §2.5")
-def liars_dice(players: int = 2, faces: int = 6, structured: bool = True):
+def liars_dice(players: int = 2, faces: int = 6, structured: bool = True, wild: bool = False):
     """Liar's dice with ``players`` players and one ``faces``-sided die each (module docstring).
 
     ``structured=True`` compiles deals × public tree by broadcasting; ``False`` expands the explicit
-    networkx tree (same information sets and labels)."""
-    rules = LiarsDiceRules(players, faces)
+    networkx tree (same information sets and labels). ``wild=True`` makes the highest face wild
+    (it counts toward every other face), OpenSpiel's ``liars_dice`` rule; Farina's benchmark has no
+    wild face. Two players, six faces: value −1/9 without, −7/258 with the wild face."""
+    rules = LiarsDiceRules(players, faces, wild)
     return compile_private_signals(rules) if structured else expand(rules)
