@@ -47,6 +47,16 @@ def test_dudo_exact_values_match_table_5_2(K, D1, D2):  # noqa: N803
     assert close_to_thesis(result.value, *TABLE_5_2_VALUES[(K, D1, D2)])
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("K,D1,D2,printed,eps", [
+    (3, 2, 2, 0.0054, 0.2887), (4, 1, 2, -0.508, 0.0971), (4, 2, 1, 0.552, 0.3701)])
+def test_dudo_exact_values_match_table_5_2_larger(K, D1, D2, printed, eps):  # noqa: N803
+    # about 8 s each (exact certification of 10^4-sequence LPs)
+    result = lpgame.solve(make("dudo", K=K, D1=D1, D2=D2), exact=True)
+    assert result.certificate.nash_conv == 0
+    assert close_to_thesis(result.value, printed, eps)
+
+
 @pytest.mark.parametrize("K", [3, 4])
 def test_dudo_one_die_each_is_liars_dice(K):  # noqa: N803
     # Dudo(K,1,1) pays ±1 (the loser of the round loses the game): it is 2-player liar's dice
@@ -186,3 +196,10 @@ def test_domino_2_2_exact_value():
     result = lpgame.solve(make("domino", M=2, N=2), exact=True)
     assert result.certificate.nash_conv == 0
     assert abs(float(result.value) - 2.4) <= 0.00005
+
+
+@pytest.mark.slow
+def test_domino_3_2_value():
+    # Tabla 5.3: Domino(3,2) u(σ) = 2.8767 with ε_σ = 0.0292 %; about a minute to expand
+    result = lpgame.solve(make("domino", M=3, N=2))
+    assert abs(result.value - 2.8767) <= 0.00005 + 0.000292
