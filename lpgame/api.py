@@ -31,7 +31,7 @@ from lpgame.game.tree import IndexedGame
 from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm
 
-CONCEPTS = ("nash", "maximin")
+CONCEPTS = ("nash", "maximin", "ce", "cce", "efce", "efcce", "nfcce")
 
 
 def as_game(game) -> IndexedGame:
@@ -66,7 +66,12 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
         A Game, NormalFormGame, rules object, SequenceForm, catalog name or game file path.
     concept:
         ``"nash"`` (two-player zero-sum/constant-sum: the sequence-form LP) or ``"maximin"``
-        (each player's security strategy in a two-player game, general-sum allowed).
+        (each player's security strategy in a two-player game, general-sum allowed);
+        ``"ce"``/``"cce"`` (normal form, or an extensive game's reduced normal form) and
+        ``"efce"``/``"efcce"``/``"nfcce"`` (two-player correlation plans) return a
+        :class:`~lpgame.equilibria.correlated.CorrelatedResult`; pass ``objective="welfare"``,
+        ``"player1"``, ``"player2"`` or weights ``(w1, w2)`` (see
+        :func:`lpgame.equilibria.correlated.solve_correlated`).
     exact:
         Return :class:`fractions.Fraction` values certified in rational arithmetic.
     backend:
@@ -75,6 +80,11 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
         Passed to the backend (``solver``, ``threads``, ``time_limit``, ...).
     """
     start = time.perf_counter()
+    if concept in ("ce", "cce", "efce", "efcce", "nfcce"):
+        from lpgame.equilibria.correlated import solve_correlated
+        result = solve_correlated(game, concept, exact=exact, backend=backend, **options)
+        result.seconds["total"] = time.perf_counter() - start
+        return result
     sf = compile_game(game)
     if concept == "nash":
         result = _solve_nash(sf, exact, backend, options)

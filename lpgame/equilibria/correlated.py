@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.errors import InvalidGameError, LpgameError, ModelTooLargeError
+from lpgame.errors import LpgameError, ModelTooLargeError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.limits import check_prediction, predict_lp_bytes
 from lpgame.lp import LinearProgram, solve_lp

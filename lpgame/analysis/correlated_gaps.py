@@ -1,0 +1,408 @@
+"""Gaps of correlated distributions and correlation plans: the largest gain of any deviation.
+
+These checkers verify LP answers and the outputs of learning dynamics without any LP; they read
+only the game (payoff tensor, or the leaves of the sequence form) and the candidate.
+
+**Normal form** (ψ ∈ Δ(S); Rojas Linárez 2020, Def. 1.12; notes/farina-thesis.md §1.9):
+
+* CE gap  = max_{i, x, y} Σ_{s_{-i}} ψ(x, s_{-i}) [u_i(y, s_{-i}) − u_i(x, s_{-i})]
+  (the gain of obeying every recommendation except x, which is replaced by y);
+* CCE gap = max_{i, y} Σ_s ψ(s) [u_i(y, s_{-i}) − u_i(s)].
+
+**Two-player extensive form, correlation plan** ξ[σ1, σ2] (Farina 2023, Def. 9.1). For a trigger of
+player i the deviator follows the recommendations until the trigger fires and then plays any
+continuation y from the trigger's information set on; its payoff against the opponent's
+recommendations is linear in y, so the best continuation is found bottom-up
+(as in :mod:`lpgame.analysis.best_response`):
+
+    g_t[σ]  = Σ_{z : σ_i(z) = σ} p_c(z) u_i(z) ξ[c_t ⊕ σ_{-i}(z)]          for σ below the scope,
+    V_t(j') = max_{a'} ( g_t[j'a'] + Σ_{j'' ∈ C_{j'a'}} V_t(j'') ),
+    gain_t  = V_t(scope) − Σ_{z obeying t} p_c(z) u_i(z) ξ[σ_1(z), σ_2(z)].
+
+* EFCE (Farina 2023, Def. 8.2; App. 9.B with chance, erratum 9 of the notes): triggers are the
+  sequences σ̂ = (j, a); scope j; c_t = σ̂; obeying leaves: σ_i(z) ⪰ σ̂.
+* EFCCE (Farina, Bianchi & Sandholm 2020; notes §1.9): triggers are information sets j, the player
+  deciding to deviate on reaching j before hearing the recommendation; scope j; c_t = p_j; obeying
+  leaves: those through j.
+* NFCCE: one trigger per player at the root; scope the whole tree, c_t = ∅ (the deviator ignores
+  every recommendation).
+
+Each gap is max(0, largest gain). The per-trigger values are computed for all triggers at once,
+one vectorised step per depth of the player's tree. :func:`plan_residual` reports how far a plan is
+from the von Stengel–Forges polytope (Farina 2023, Def. 9.3), since a gap alone does not say that ξ
+is a correlation plan.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from lpgame.errors import InvalidGameError, StrategyError
+from lpgame.sequence_form import SequenceForm
+
+DISTRIBUTION_TOLERANCE = 1e-6
+
+
+@dataclass
+class CorrelatedGap:
+    """The gap of a candidate: ``gap`` = max(0, largest gain); ``gains`` per player; ``worst``
+    names the most profitable deviation."""
+
+    concept: str
+    gap: float
+    largest_gain: float
+    gains: list[float]
+    worst: dict = field(default_factory=dict)
+    plan_residual: float | None = None
+
+    def to_dict(self) -> dict:
+        out = {"concept": self.concept, "gap": float(self.gap),
+               "largest_gain": float(self.largest_gain),
+               "gains": [float(g) for g in self.gains], "worst": self.worst}
+        if self.plan_residual is not None:
+            out["plan_residual"] = float(self.plan_residual)
+        return out
+
+
+# ---------------------------------------------------------------------------------------- normal form
+def _payoff_tensor(game) -> tuple[np.ndarray, list[list[str]] | None]:
+    payoffs = getattr(game, "payoffs", game)
+    labels = getattr(game, "labels", None) or getattr(game, "actions", None)
+    arr = np.asarray(payoffs, dtype=float)
+    if arr.ndim != arr.shape[0] + 1:
+        raise InvalidGameError(f"payoffs of shape {arr.shape} are not (n, |S_1|, ..., |S_n|)")
+    return arr, labels
+
+
+def _distribution(psi, shape: tuple[int, ...]) -> np.ndarray:
+    psi = np.asarray(psi, dtype=float)
+    if psi.size != math.prod(shape):
+        raise StrategyError(f"a distribution over {shape} profiles needs {math.prod(shape)} "
+                            f"entries, got {psi.size}")
+    psi = psi.reshape(shape)
+    if psi.min() < -DISTRIBUTION_TOLERANCE or abs(psi.sum() - 1.0) > DISTRIBUTION_TOLERANCE:
+        raise StrategyError(f"not a probability distribution: entries ≥ {psi.min():.3g}, "
+                            f"sum {psi.sum():.12g}")
+    return psi
+
+
+def _moved(arr: np.ndarray, player: int) -> np.ndarray:
+    return np.moveaxis(arr, player, 0).reshape(arr.shape[player], -1)
+
+
+def ce_gap(game, distribution) -> CorrelatedGap:
+    """Normal-form CE gap of ``distribution`` (shape of the profile tensor, or flat).
+
+    ``game``: a NormalFormGame, a :class:`~lpgame.equilibria.correlated.StrategicForm` or a payoff
+    array of shape (n, |S_1|, …, |S_n|).
+    """
+    payoffs, labels = _payoff_tensor(game)
+    psi = _distribution(distribution, payoffs.shape[1:])
+    gains, worst_all = [], (-np.inf, {})
+    for i in range(payoffs.shape[0]):
+        p, u = _moved(psi, i), _moved(payoffs[i], i)
+        cross = p @ u.T                                     # [x, y] = Σ ψ(x, ·) u_i(y, ·)
+        gain = cross - np.diag(cross)[:, None]
+        np.fill_diagonal(gain, -np.inf if gain.shape[0] > 1 else 0.0)
+        x, y = np.unravel_index(np.argmax(gain), gain.shape)
+        gains.append(float(gain[x, y]))
+        if gain[x, y] > worst_all[0]:
+            names = labels[i] if labels is not None else None
+            worst_all = (float(gain[x, y]), {
+                "player": i + 1, "recommended": names[x] if names else int(x),
+                "deviation": names[y] if names else int(y)})
+    best = max(gains)
+    return CorrelatedGap("ce", max(0.0, best), best, gains, worst_all[1])
+
+
+def cce_gap(game, distribution) -> CorrelatedGap:
+    """Normal-form CCE gap of ``distribution`` (arguments as :func:`ce_gap`)."""
+    payoffs, labels = _payoff_tensor(game)
+    psi = _distribution(distribution, payoffs.shape[1:])
+    gains, worst_all = [], (-np.inf, {})
+    for i in range(payoffs.shape[0]):
+        p, u = _moved(psi, i), _moved(payoffs[i], i)
+        value = float(np.sum(p * u))
+        deviations = u @ p.sum(axis=0) - value
+        y = int(np.argmax(deviations))
+        gains.append(float(deviations[y]))
+        if deviations[y] > worst_all[0]:
+            names = labels[i] if labels is not None else None
+            worst_all = (float(deviations[y]), {"player": i + 1,
+                                                "deviation": names[y] if names else y})
+    best = max(gains)
+    return CorrelatedGap("cce", max(0.0, best), best, gains, worst_all[1])
+
+
+# ---------------------------------------------------------------------------------------- plans
+def plan_matrix(sf: SequenceForm, plan) -> sp.csr_array:
+    """A correlation plan as a sparse |Σ_1| × |Σ_2| array.
+
+    Accepts a scipy sparse or dense array of that shape, or a mapping
+    ``{(sequence label of player 1, sequence label of player 2): value}`` with the labels of
+    :meth:`SequenceForm.sequence_labels` (``"∅"``, ``"infoset:action"``).
+    """
+    shape = (sf.num_sequences(0), sf.num_sequences(1))
+    if isinstance(plan, Mapping):
+        index = [{label: k for k, label in enumerate(sf.sequence_labels(i))} for i in range(2)]
+        rows, cols, vals = [], [], []
+        for key, value in plan.items():
+            if not isinstance(key, tuple) or len(key) != 2:
+                raise StrategyError(f"correlation-plan key {key!r} is not a pair of sequences")
+            for i in range(2):
+                if key[i] not in index[i]:
+                    raise StrategyError(f"player {i + 1} has no sequence {key[i]!r}")
+            rows.append(index[0][key[0]])
+            cols.append(index[1][key[1]])
+            vals.append(float(value))
+        return sp.csr_array((vals, (rows, cols)), shape=shape)
+    matrix = sp.csr_array(plan) if sp.issparse(plan) else sp.csr_array(np.asarray(plan, float))
+    if matrix.shape != shape:
+        raise StrategyError(f"a correlation plan of this game has shape {shape}, got {matrix.shape}")
+    return matrix
+
+
+class _PlanLookup:
+    """ξ[σ1, σ2] for arrays of pairs (0 where the plan has no entry)."""
+
+    def __init__(self, matrix: sp.csr_array):
+        coo = sp.coo_array(matrix)
+        coo.sum_duplicates()
+        self.n2 = matrix.shape[1]
+        keys = coo.row.astype(np.int64) * self.n2 + coo.col
+        order = np.argsort(keys)
+        self.keys, self.values = keys[order], coo.data[order].astype(float)
+
+    def __call__(self, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+        keys = np.asarray(s1, dtype=np.int64) * self.n2 + np.asarray(s2, dtype=np.int64)
+        pos = np.searchsorted(self.keys, keys)
+        pos = np.minimum(pos, max(self.keys.size - 1, 0))
+        found = self.keys.size > 0
+        hit = (self.keys[pos] == keys) if found else np.zeros(keys.shape, bool)
+        return np.where(hit, self.values[pos] if found else 0.0, 0.0)
+
+
+def plan_from_distribution(plans: list[np.ndarray], distribution) -> np.ndarray:
+    """ξ = f(μ) (Farina 2023, Def. 9.1): ξ[σ1, σ2] = Σ μ[π1, π2] π1[σ1] π2[σ2], dense.
+
+    ``plans[i]`` are 0/1 rows (one per pure plan) over player i's sequences; ``distribution`` has
+    shape (|Π_1|, |Π_2|).
+    """
+    p1, p2 = (np.asarray(p, dtype=float) for p in plans)
+    mu = np.asarray(distribution, dtype=float).reshape(p1.shape[0], p2.shape[0])
+    return p1.T @ mu @ p2
+
+
+def _own_tree(sf: SequenceForm, player: int):
+    """Per sequence: its infoset (∅ → virtual root m), depth, and ancestors (n × (D+1), −1 pad)."""
+    p = sf.players[player]
+    n, m = p.num_sequences, p.num_infosets
+    seq_infoset = p.seq_infoset.copy()
+    seq_infoset[0] = m
+    parent = np.full(n, -1, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    if n > 1:
+        parent[1:] = p.infoset_parent_seq[p.seq_infoset[1:]]
+        depth[1:] = p.infoset_depth[p.seq_infoset[1:]] + 1
+    ancestors = np.full((n, int(depth.max()) + 1), -1, dtype=np.int64)
+    current = np.arange(n)
+    while True:
+        live = current >= 0
+        if not live.any():
+            break
+        ancestors[np.flatnonzero(live), depth[current[live]]] = current[live]
+        current = np.where(live, parent[np.maximum(current, 0)], -1)
+        current[~live] = -1
+    infoset_parent = np.concatenate([p.infoset_parent_seq, [-1]])
+    infoset_depth = np.concatenate([p.infoset_depth, [-1]])
+    return seq_infoset, ancestors, infoset_parent, infoset_depth
+
+
+def _join(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All index pairs (l, r) with left[l] == right[r]."""
+    order = np.argsort(right, kind="stable")
+    ordered = right[order]
+    lo = np.searchsorted(ordered, left, "left")
+    counts = np.searchsorted(ordered, left, "right") - lo
+    total = int(counts.sum())
+    li = np.repeat(np.arange(left.size), counts)
+    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    return li, order[np.repeat(lo, counts) + offsets]
+
+
+def trigger_gains(sf: SequenceForm, plan, player: int, kind: str) -> tuple[np.ndarray, list[str]]:
+    """Gain of every trigger of ``player`` (``kind`` ``"efce"``, ``"efcce"`` or ``"nfcce"``).
+
+    Returns the gains and the triggers' labels (see module docstring for the recursion).
+    """
+    if sf.num_players != 2:
+        raise InvalidGameError(f"{sf.game.name}: correlation plans are defined here for two "
+                               f"players, the game has {sf.num_players}")
+    xi = _PlanLookup(plan_matrix(sf, plan))
+    p = sf.players[player]
+    n, m = p.num_sequences, p.num_infosets
+    seq_infoset, anc, infoset_parent, infoset_depth = _own_tree(sf, player)
+    anc_infoset = np.where(anc >= 0, seq_infoset[np.maximum(anc, 0)], -1)
+    labels_seq = sf.sequence_labels(player)
+    # triggers: scope information set (m = whole game), conditioning sequence, obedience by sequence
+    if kind == "efce":
+        trig_seq = np.arange(1, n)
+        scope, cond = p.seq_infoset[1:].astype(np.int64), trig_seq
+        names = [labels_seq[s] for s in trig_seq]
+    elif kind == "efcce":
+        scope = np.arange(m)
+        cond = p.infoset_parent_seq.astype(np.int64)
+        names = list(p.infoset_labels)
+    elif kind == "nfcce":
+        scope, cond = np.array([m]), np.array([0])
+        names = ["(whole game)"]
+    else:
+        raise InvalidGameError(f"unknown trigger kind {kind!r}")
+    T = scope.size
+    if T == 0:
+        return np.zeros(0), []
+    own = sf.terminal_sequences[:, player]
+    opp = sf.terminal_sequences[:, 1 - player]
+    weight = sf.terminal_chance * sf.terminal_payoffs[:, player]
+
+    def xi_of(own_seq, opp_seq):
+        return xi(own_seq, opp_seq) if player == 0 else xi(opp_seq, own_seq)
+
+    # every (trigger, own sequence in its scope): the nodes of the bottom-up recursion
+    s_all = np.repeat(np.arange(n), anc.shape[1])
+    j_all = anc_infoset.ravel()
+    keep = j_all >= 0
+    s_all, j_all = s_all[keep], j_all[keep]
+    ti, ri = _join(scope, j_all)
+    node_t, node_s = ti, s_all[ri]
+    node_key = node_t * n + node_s
+    order = np.argsort(node_key)
+    node_t, node_s, node_key = node_t[order], node_s[order], node_key[order]
+    total = np.zeros(node_key.size)
+    # leaves: g_t[σ_i(z)] += w_z ξ[c_t ⊕ σ_{-i}(z)] for every trigger whose scope z passes
+    z_all = np.repeat(np.arange(own.size), anc.shape[1])
+    jz = anc_infoset[own].ravel()
+    keep = jz >= 0
+    z_all, jz = z_all[keep], jz[keep]
+    ti, ri = _join(scope, jz)
+    zz = z_all[ri]
+    contrib = weight[zz] * xi_of(cond[ti], opp[zz])
+    np.add.at(total, np.searchsorted(node_key, ti * n + own[zz]), contrib)
+    # bottom-up: best[t, j'] = max over the sequences of j'; add to the parent sequence's node
+    node_j = seq_infoset[node_s]
+    group_key = node_t * (m + 1) + node_j
+    groups, group_of_node = np.unique(group_key, return_inverse=True)
+    group_t, group_j = groups // (m + 1), groups % (m + 1)
+    best = np.full(groups.size, -np.inf)
+    node_depth = infoset_depth[node_j]
+    group_depth = infoset_depth[group_j]
+    for d in range(int(node_depth.max()), -2, -1):
+        mask = node_depth == d
+        np.maximum.at(best, group_of_node[mask], total[mask])
+        up = np.flatnonzero((group_depth == d) & (group_j != scope[group_t]))
+        if up.size:
+            parent_key = group_t[up] * n + infoset_parent[group_j[up]]
+            np.add.at(total, np.searchsorted(node_key, parent_key), best[up])
+    deviation = best[np.searchsorted(groups, np.arange(T) * (m + 1) + scope)]
+    # obedience: the leaves where obeying the trigger's recommendation reaches
+    obey_value = weight * xi(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
+    if kind == "efce":
+        za = np.repeat(np.arange(own.size), anc.shape[1])
+        sa = anc[own].ravel()
+        keep = sa >= 1
+        obey = np.bincount(sa[keep] - 1, weights=obey_value[za[keep]], minlength=T)
+    else:
+        obey = np.bincount(ti, weights=obey_value[zz], minlength=T)
+    return deviation - obey, names
+
+
+def _plan_gap(sf: SequenceForm, plan, kind: str) -> CorrelatedGap:
+    matrix = plan_matrix(sf, plan)
+    gains, worst, best_all = [], {}, -np.inf
+    for i in range(2):
+        g, names = trigger_gains(sf, matrix, i, kind)
+        if g.size == 0:
+            gains.append(0.0)
+            continue
+        k = int(np.argmax(g))
+        gains.append(float(g[k]))
+        if g[k] > best_all:
+            best_all = float(g[k])
+            worst = {"player": i + 1, "trigger": names[k]}
+    best = max(gains)
+    return CorrelatedGap(kind, max(0.0, best), best, gains, worst, plan_residual(sf, matrix))
+
+
+def efce_gap(sf: SequenceForm, plan) -> CorrelatedGap:
+    """EFCE gap of a two-player correlation plan (see module docstring)."""
+    return _plan_gap(sf, plan, "efce")
+
+
+def efcce_gap(sf: SequenceForm, plan) -> CorrelatedGap:
+    """EFCCE gap of a two-player correlation plan (see module docstring)."""
+    return _plan_gap(sf, plan, "efcce")
+
+
+def nfcce_gap(sf: SequenceForm, plan) -> CorrelatedGap:
+    """NFCCE gap of a two-player correlation plan (see module docstring)."""
+    return _plan_gap(sf, plan, "nfcce")
+
+
+def plan_residual(sf: SequenceForm, plan) -> float:
+    """Largest violation of the von Stengel–Forges constraints (Farina 2023, Def. 9.3) by ξ.
+
+    Checked on every pair (information set j of one player, sequence τ of the other) that lies on
+    a common path (τ = ∅, or τ's information set and j both on the path to some leaf): the
+    relevant pairs' rows |Σ_a ξ[ja, τ] − ξ[p_j, τ]|, plus |ξ[∅, ∅] − 1| and negative entries.
+    """
+    matrix = plan_matrix(sf, plan)
+    xi = _PlanLookup(matrix)
+    worst = abs(float(xi(np.array([0]), np.array([0]))[0]) - 1.0)
+    if matrix.nnz:
+        worst = max(worst, -float(min(matrix.data.min(), 0.0)))
+    trees = [_own_tree(sf, i) for i in range(2)]
+    for i in range(2):
+        o = 1 - i
+        p, q = sf.players[i], sf.players[o]
+        seq_inf_i, anc_i, _, _ = trees[i]
+        seq_inf_o, anc_o, _, _ = trees[o]
+        mi, mo = p.num_infosets, q.num_infosets
+        if mi == 0:
+            continue
+        own = sf.terminal_sequences[:, i]
+        opp = sf.terminal_sequences[:, o]
+        pairs = np.unique(np.stack([own, opp], axis=1), axis=0)
+        inf_i = np.where(anc_i >= 0, seq_inf_i[np.maximum(anc_i, 0)], -1)[pairs[:, 0]]
+        inf_o = np.where(anc_o >= 0, seq_inf_o[np.maximum(anc_o, 0)], -1)[pairs[:, 1]]
+        # (leaf pair, own real infoset j) × (opponent infoset on the path, each of its actions)
+        zi, di = np.nonzero((inf_i >= 0) & (inf_i < mi))
+        zo, do = np.nonzero(inf_o >= 0)
+        li, ro = _join(zi, zo)
+        j = inf_i[zi[li], di[li]]
+        jo = inf_o[zo[ro], do[ro]]
+        keys = np.unique(j.astype(np.int64) * (mo + 1) + jo)
+        j, jo = keys // (mo + 1), keys % (mo + 1)
+        counts = np.where(jo == mo, 1, np.concatenate([q.infoset_num_actions, [1]])[jo])
+        first = np.where(jo == mo, 0, np.concatenate([q.infoset_first_seq, [0]])[jo])
+        jr = np.repeat(j, counts)
+        tau = np.repeat(first, counts) + (np.arange(counts.sum())
+                                           - np.repeat(np.cumsum(counts) - counts, counts))
+        rows = np.unique(jr * q.num_sequences + tau)
+        jr, tau = rows // q.num_sequences, rows % q.num_sequences
+        na = p.infoset_num_actions[jr]
+        seqs = np.repeat(p.infoset_first_seq[jr], na) + (
+            np.arange(na.sum()) - np.repeat(np.cumsum(na) - na, na))
+        taus = np.repeat(tau, na)
+        vals = xi(seqs, taus) if i == 0 else xi(taus, seqs)
+        sums = np.add.reduceat(vals, np.concatenate([[0], np.cumsum(na)[:-1]])) if vals.size \
+            else np.zeros(0)
+        parent = p.infoset_parent_seq[jr]
+        parents = xi(parent, tau) if i == 0 else xi(tau, parent)
+        if sums.size:
+            worst = max(worst, float(np.abs(sums - parents).max()))
+    return worst
