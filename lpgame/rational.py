@@ -15,6 +15,22 @@ import numpy as np
 import scipy.sparse as sp
 
 
+def to_fraction(value) -> Fraction:
+    """An exact Fraction of a Python or numpy number or a decimal/rational string.
+
+    numpy integers are converted through ``int`` (``Fraction(np.int64(5))`` would keep a fixed-width
+    numerator that overflows in later arithmetic); floats by their shortest decimal repr, so the
+    float 0.1 means 1/10.
+    """
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, (np.integer, int)) and not isinstance(value, bool):
+        return Fraction(int(value))
+    if isinstance(value, (float, np.floating)):
+        return Fraction(repr(float(value)))
+    return Fraction(value)
+
+
 class RationalMatrix:
     """An ``m × n`` sparse matrix with Fraction entries, stored as summed COO triplets."""
 
@@ -22,7 +38,7 @@ class RationalMatrix:
                  data: Iterable):
         acc: dict[tuple[int, int], Fraction] = {}
         for r, c, v in zip(rows, cols, data):
-            v = Fraction(v)
+            v = to_fraction(v)
             if v:
                 key = (int(r), int(c))
                 acc[key] = acc.get(key, Fraction(0)) + v

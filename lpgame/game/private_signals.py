@@ -34,6 +34,7 @@ from lpgame.game.showdown import ShowdownPayoffs
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex, TreeIndex
 from lpgame.limits import check_prediction
+from lpgame.rational import to_fraction
 
 
 class PrivateSignalRules(Protocol):
@@ -114,8 +115,7 @@ class _SignalIndex(TreeIndex):
         payoffs = []
         for d in range(len(weights)):
             for leaf in leaf_payoffs:
-                payoffs.append(tuple(Fraction(v) if not isinstance(v, float) else Fraction(repr(v))
-                                     for v in leaf[d]))
+                payoffs.append(tuple(to_fraction(v) for v in leaf[d]))
         return chance, payoffs
 
 

@@ -37,6 +37,7 @@ import networkx as nx
 import numpy as np
 
 from lpgame.errors import InvalidGameError
+from lpgame.rational import to_fraction
 
 CHANCE = "chance"
 DECISION = "decision"
@@ -107,22 +108,13 @@ class TreeIndex:
             raise InvalidGameError(
                 "chance probabilities are floats that do not sum to 1 exactly; give them as "
                 "Fractions (or decimal strings) for exact mode")
-        chance = [Fraction(p) for p in self.terminal_chance_exact]
-        payoffs = [tuple(Fraction(u) for u in row) for row in self.terminal_payoffs_exact]
+        chance = [to_fraction(p) for p in self.terminal_chance_exact]
+        payoffs = [tuple(to_fraction(u) for u in row) for row in self.terminal_payoffs_exact]
         return chance, payoffs
 
 
 def _is_rational(value) -> bool:
     return isinstance(value, (Rational, Fraction)) and not isinstance(value, bool)
-
-
-def _as_exact(value):
-    """Exact rational for an int/Fraction/decimal string; floats by their shortest decimal."""
-    if _is_rational(value):
-        return Fraction(value)
-    if isinstance(value, str):
-        return Fraction(value)
-    return Fraction(repr(float(value)))
 
 
 def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
@@ -215,7 +207,7 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
                         "probabilities must be finite and non-negative")
                 total_float += pf
                 if exact_ok:
-                    exact_probs.append(_as_exact(p))
+                    exact_probs.append(to_fraction(p))
             if all(_is_rational(p) or isinstance(p, str) for p in probs):
                 total = sum(Fraction(p) for p in probs)
                 if total != 1:

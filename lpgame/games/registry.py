@@ -61,12 +61,16 @@ def make(name: str, **params):
 
 
 def parse_params(pairs: list[str]) -> dict[str, object]:
-    """``["N=12", "deal=cards"]`` -> ``{"N": 12, "deal": "cards"}`` (ints and floats converted)."""
+    """``["N=12", "deal=cards", "wild=true"]`` -> ``{"N": 12, "deal": "cards", "wild": True}``
+    (ints, floats and true/false converted)."""
     out: dict[str, object] = {}
     for pair in pairs:
         if "=" not in pair:
             raise UnknownGameError(f"game parameter {pair!r} is not of the form key=value")
         key, value = pair.split("=", 1)
+        if value.lower() in ("true", "false"):
+            out[key] = value.lower() == "true"
+            continue
         for convert in (int, float):
             try:
                 out[key] = convert(value)
