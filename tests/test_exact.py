@@ -32,3 +32,20 @@ def test_exact_ocp_through_the_structured_game():
     result = lpgame.solve(lpgame.games.make("one_card_poker", N=12), exact=True)
     tree = lpgame.solve(lpgame.games.make("one_card_poker", N=12, structured=False), exact=True)
     assert result.value == tree.value and result.certificate.nash_conv == 0
+
+
+def test_numpy_integers_become_python_rationals():
+    import numpy as np
+
+    from lpgame.rational import to_fraction
+
+    big = to_fraction(np.int64(3)) * (10**30)   # a fixed-width numerator would overflow here
+    assert big == 3 * 10**30 and type(to_fraction(np.int64(3)).numerator) is int
+    assert to_fraction(0.1) == Fraction(1, 10) and to_fraction("2/3") == Fraction(2, 3)
+
+
+def test_exact_mode_on_compiled_games_with_numpy_payoffs():
+    # the compiled leaf payoffs are numpy arrays; exact certification must not overflow
+    result = lpgame.solve(lpgame.games.make("kuhn_poker", cards=9, structured=True), exact=True)
+    tree = lpgame.solve(lpgame.games.make("kuhn_poker", cards=9), exact=True)
+    assert result.value == tree.value and result.certificate.nash_conv == 0
