@@ -508,6 +508,250 @@ def sequence_form_kuhn() -> list:
     ]
 
 
+# ---------------------------------------------------------------------------------------- notebook 3
+def correlated_equilibria() -> list:
+    return [
+        md(r"""
+        # 3. Correlated equilibria
+
+        A **correlated equilibrium** (Aumann 1974; Rojas Linárez 2020, Def. 1.12) lets a mediator
+        draw a joint profile $s$ from a distribution $\psi$ and whisper to each player only their own
+        part. $\psi$ is an equilibrium when following the recommendation is a best response: for every
+        player $i$ and actions $x \ne y$,
+
+        $$ \sum_{s_{-i}} \psi(x, s_{-i})\,\big[u_i(x, s_{-i}) - u_i(y, s_{-i})\big] \ \ge\ 0 . $$
+
+        These are linear inequalities in $\psi$, so the set of correlated equilibria is a polytope and
+        the *best* one for any linear objective (welfare, one player's payoff) is one LP. Every Nash
+        equilibrium is a correlated equilibrium (a product distribution; Thm 1.13), so correlation can
+        only add options. This notebook shows that on Chicken, moves to extensive games (EFCE,
+        Farina 2023 Ch. 8–9) and shows why their LP is exact only in *triangle-free* games.
+        """),
+        code(SETUP + "\n\nfrom fractions import Fraction\n\nimport numpy as np\n\n" + TABLE_HELPER),
+        md(r"""
+        ## Chicken and its Nash equilibria
+
+        Aumann's Chicken: each driver chickens out (C) or dares (D); payoffs (row, column)
+        (C,C) = (6,6), (C,D) = (2,7), (D,C) = (7,2), (D,D) = (0,0). Its Nash equilibria, by hand:
+        the two pure ones (C,D) and (D,C), and the mixed one where each player is indifferent,
+        $6q + 2(1-q) = 7q$, i.e. $q = P(C) = 2/3$, paying $14/3$ each.
+        """),
+        code('''
+        chicken = lpgame.games.make("chicken")
+        u1 = [[Fraction(6), Fraction(2)], [Fraction(7), Fraction(0)]]
+        u2 = [[Fraction(6), Fraction(7)], [Fraction(2), Fraction(0)]]
+        assert np.array_equal(chicken.payoff_array(0).astype(float), np.array(u1, dtype=float))
+        q = Fraction(2, 3)                    # P(C) in the mixed equilibrium: 6q + 2(1 − q) = 7q
+        assert 6 * q + 2 * (1 - q) == 7 * q
+        nash = {"(C,D)": [[0, 1], [0, 0]], "(D,C)": [[0, 0], [1, 0]],
+                "mixed": [[q * q, q * (1 - q)], [(1 - q) * q, (1 - q) * (1 - q)]]}
+
+
+        def payoffs_of(psi):
+            return [sum(psi[a][b] * u[a][b] for a in range(2) for b in range(2)) for u in (u1, u2)]
+
+
+        show_table(["Nash equilibrium", "payoffs", "welfare"],
+                   [(name, [str(v) for v in payoffs_of(psi)], sum(payoffs_of(psi)))
+                    for name, psi in nash.items()])
+        '''),
+        md(r"""
+        ## The CE linear program
+
+        Four variables ψ(C,C), ψ(C,D), ψ(D,C), ψ(D,D), the probability row, and one incentive row per
+        player and ordered pair of actions (here 2 + 2). `lpgame.equilibria.correlated.correlated_lp`
+        writes it; `to_latex(rows=True)` prints it row by row.
+        """),
+        code('''
+        from IPython.display import Math
+
+        from lpgame.equilibria.correlated import as_strategic_form, correlated_lp
+
+        ce_lp = correlated_lp(as_strategic_form(chicken), "ce", objective="welfare")
+        print(ce_lp.describe())
+        display(Math(ce_lp.to_latex(rows=True)))
+        '''),
+        md(r"""
+        `lpgame.solve(game, concept="ce", objective="welfare")` solves it. The gap it reports is
+        computed independently of the LP (`lpgame.analysis.correlated_gaps.ce_gap`: the largest gain
+        of any "told x, play y" deviation). The welfare-optimal CE puts 1/2 on (C,C) and 1/4 on each
+        of (C,D), (D,C): total 10.5, more than any Nash equilibrium (at most 28/3). Aumann's own
+        example, 1/3 on each of (C,C), (C,D), (D,C), is a CE too, paying 5 each.
+        """),
+        code('''
+        from lpgame.analysis.correlated_gaps import ce_gap
+
+        best_ce = lpgame.solve(chicken, concept="ce", objective="welfare")
+        print(best_ce.summary())
+        aumann = np.array([[1, 1], [1, 0]]) / 3
+        print("Aumann's CE: gap", ce_gap(chicken, aumann).gap, " payoffs",
+              [float(np.sum(aumann * chicken.payoff_array(i).astype(float))) for i in range(2)])
+        print("Nash equilibria are CE: gaps",
+              [ce_gap(chicken, np.array(psi, dtype=float)).gap for psi in nash.values()])
+        '''),
+        md(r"""
+        ## The CE payoff region against the Nash payoffs
+
+        Maximising $w_1 u_1 + w_2 u_2$ over the CE polytope for many directions $w$ traces the set
+        of payoffs correlated equilibria can reach; the Nash payoffs lie inside it.
+        """),
+        code('''
+        import matplotlib.pyplot as plt
+
+        angles = np.linspace(0, 2 * np.pi, 25)[:-1]
+        region = []
+        for t in angles:
+            r = lpgame.solve(chicken, concept="ce", objective=(float(np.cos(t)), float(np.sin(t))))
+            region.append(r.payoffs)
+        region = np.array(region + region[:1])
+        fig, ax = plt.subplots(figsize=(4.5, 4.5))
+        ax.plot(region[:, 0], region[:, 1], "-o", markersize=3, label="CE payoffs (boundary)")
+        for name, psi in nash.items():
+            ax.plot(*[float(v) for v in payoffs_of(psi)], "rs")
+            ax.annotate(name, [float(v) for v in payoffs_of(psi)], textcoords="offset points", xytext=(4, 4))
+        ax.plot(*best_ce.payoffs, "k*", markersize=12, label="welfare-optimal CE")
+        ax.set(xlabel="u₁", ylabel="u₂", title="Chicken")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        display(fig)
+        plt.close(fig)
+        '''),
+        md(r"""
+        ## Extensive games: EFCE and its neighbours
+
+        In a game tree the mediator could recommend a whole plan at the start (normal-form CE of the
+        reduced normal form, **NFCE**), but plans are exponentially many. An **extensive-form
+        correlated equilibrium** (von Stengel & Forges 2008; Farina 2023 Def. 8.2) reveals each
+        recommendation only when the player reaches the decision; a player who deviates gets no
+        further recommendations. Weaker deviation rules give **EFCCE** (decide to deviate on reaching
+        the decision, before hearing the recommendation) and **NFCCE** (decide at the start, ignoring
+        everything). The sets are nested, NFCE ⊆ EFCE ⊆ EFCCE ⊆ NFCCE, so the best payoff a player
+        can get grows along the chain.
+
+        The EFCE LP (Farina 2023, Prop. 9.1) works with a **correlation plan** ξ[σ₁, σ₂], the
+        probability that both sequences are recommended, over *relevant* pairs only, constrained by
+        the von Stengel–Forges polytope 𝒱, plus one dualised best-deviation block per trigger.
+
+        **Sheriff** (Farina 2023 App. A.1.9) with at most 2 illegal items, bribes 0 or 1 and one
+        round: the Smuggler loads 0–2 items unseen, offers a bribe, the Sheriff accepts (takes the
+        bribe, no inspection) or inspects (fine 1 per item found, or pays 1 compensation if none).
+        Maximising the Smuggler's payoff:
+        """),
+        code('''
+        sheriff = lpgame.games.make("sheriff", N=2, B=1, rounds=1)
+        hierarchy = {}
+        for concept in ("ce", "efce", "efcce", "nfcce"):
+            r = lpgame.solve(sheriff, concept=concept, objective="player1")
+            hierarchy[concept] = {"objective": r.objective, "payoffs": r.payoffs, "gap": r.gap,
+                                  "exact": r.exact, "size": r.size}
+        show_table(["concept", "Smuggler's best payoff", "Sheriff then gets", "gap (independent)", "exact",
+                    "LP rows × cols"],
+                   [("NFCE" if c == "ce" else c.upper(), f"{h['objective']:.6f}", f"{h['payoffs'][1]:.6f}",
+                     f"{h['gap']:.1e}", h["exact"], f"{h['size']['rows']} × {h['size']['cols']}")
+                    for c, h in hierarchy.items()])
+        '''),
+        code('''
+        efce = lpgame.solve(sheriff, concept="efce", objective="player1")
+        print(efce.summary(max_entries=8))
+        '''),
+        md(r"""
+        ## Why triangle-freeness matters
+
+        The true set of correlation plans Ξ = {f(μ)} is always inside 𝒱, but it can be smaller: then
+        the LP over 𝒱 is only a **relaxation** — its optimum is an upper bound and its ξ may not come
+        from any distribution over plan pairs. Farina (2023, Thms 9.1–9.5) shows Ξ = 𝒱 exactly when
+        the game is **triangle-free** (Def. 9.5): there are never two sibling decision points of
+        player 1 and two of player 2 connected as j₁ ⇌ j₂, j₁ ⇌ j₂′, j₁′ ⇌ j₂′. Games without chance
+        (Sheriff) or with public chance only are triangle-free (Thm 9.2); Kuhn poker, with private
+        cards, is not.
+        """),
+        code('''
+        from lpgame.equilibria.efce import CorrelationPlanSpace
+
+        kuhn = lpgame.games.make("kuhn_poker")
+        kuhn_space = CorrelationPlanSpace(lpgame.compile_game(kuhn))
+        sheriff_space = CorrelationPlanSpace(lpgame.compile_game(sheriff))
+        print("Sheriff triangle-free:", sheriff_space.triangle_free)
+        print("Kuhn triangle-free:", kuhn_space.triangle_free, "  witness (j1, j2, j1', j2'):",
+              kuhn_space.triangle())
+        print("relevant pairs in Kuhn:", kuhn_space.num_pairs, "of", 13 * 13)
+        '''),
+        md(r"""
+        A concrete separation in Kuhn. Player 1's first decisions with J, Q, K and player 2's
+        decisions after a check holding Q, K, J are connected in a cycle
+        J ⇌ (Q check) ⇌ K ⇌ (J check) ⇌ Q ⇌ (K check) ⇌ J (each pair can meet in one deal).
+        Score one point per edge where the two recommended actions *agree* (check/check or bet/bet),
+        except on the last edge, J ⇌ (K check), where they must *disagree*. Around a cycle with an odd
+        number of "disagree" edges no pair of pure plans satisfies all six, so over Ξ the best score is
+        5. Over 𝒱, ξ can put 1/2 on every rewarded pair and score 6: 𝒱 ⊋ Ξ, and lpgame's decomposition
+        LP (min ‖f(μ) − ξ‖₁) confirms that this ξ is not realisable.
+        """),
+        code('''
+        from itertools import product
+
+        from lpgame.equilibria.efce import decompose_plan
+        from lpgame.lp import LinearProgram, solve_lp
+
+        cycle = [("J", "Q check", "agree"), ("K", "Q check", "agree"), ("K", "J check", "agree"),
+                 ("Q", "J check", "agree"), ("Q", "K check", "agree"), ("J", "K check", "disagree")]
+        actions = ("check", "bet")
+
+        # over Ξ: the best pure plan pair (only these six decisions matter), by enumeration
+        def score(choice):
+            return sum((choice[a] == choice[b]) == (rule == "agree") for a, b, rule in cycle)
+
+        points = sorted({a for a, _, _ in cycle} | {b for _, b, _ in cycle})
+        pure_best = max(score(dict(zip(points, c))) for c in product(actions, repeat=len(points)))
+
+        # over 𝒱: one LP
+        labels = {pair: k for k, pair in enumerate(kuhn_space.pair_labels())}
+        c = np.zeros(kuhn_space.num_pairs)
+        for a, b, rule in cycle:
+            for x in actions:
+                for y in actions:
+                    if (x == y) == (rule == "agree"):
+                        c[labels[(f"{a}:{x}", f"{b}:{y}")]] = 1.0
+        matrix, rhs, _ = kuhn_space.polytope()
+        relaxation = LinearProgram(name="frustrated cycle over V")
+        xi = relaxation.add_variables("xi", kuhn_space.num_pairs, lower=0.0)
+        relaxation.add_constraints("von_stengel_forges", [(xi, matrix)], "==", rhs)
+        relaxation.set_objective([(xi, c)], "max")
+        solution = solve_lp(relaxation)
+        decomposition = decompose_plan(lpgame.compile_game(kuhn), solution.values("xi"), kuhn_space)
+        print("best over pure plan pairs (Ξ):", pure_best)
+        print("best over the relaxation 𝒱:  ", solution.objective)
+        print("distance of that ξ from Ξ (‖f(μ) − ξ‖₁):", round(decomposition.residual, 6),
+              "  realisable:", decomposition.realisable)
+        '''),
+        md(r"""
+        So on Kuhn poker lpgame marks its EFCE answers `exact=False` ("upper bound (relaxation)") and,
+        when the game is small enough, tries to decompose the plan it found: a realisable plan proves
+        the bound is attained. In a two-player zero-sum game like Kuhn every correlated equilibrium
+        pays the value, and indeed the relaxation's optimum is realisable there:
+        """),
+        code('''
+        kuhn_efce = lpgame.solve(kuhn, concept="efce", objective="player1")
+        print(kuhn_efce.bound, "| payoffs", [round(p, 6) for p in kuhn_efce.payoffs], "| realisable:",
+              kuhn_efce.realisable, "| value −1/18 =", round(-1 / 18, 6))
+        '''),
+        summary_cell('''
+        summary = {
+            "nash_welfare": {name: sum(payoffs_of(psi)) for name, psi in nash.items()},
+            "best_ce": {"objective": best_ce.objective, "payoffs": best_ce.payoffs, "gap": best_ce.gap,
+                        "distribution": best_ce.distribution},
+            "aumann_gap": ce_gap(chicken, aumann).gap,
+            "hierarchy": {c: {"objective": h["objective"], "gap": h["gap"], "exact": h["exact"]}
+                          for c, h in hierarchy.items()},
+            "efce_realisable": efce.realisable,
+            "triangle_free": {"sheriff": sheriff_space.triangle_free, "kuhn": kuhn_space.triangle_free},
+            "cycle": {"pure_best": pure_best, "relaxation": solution.objective,
+                      "residual": decomposition.residual, "realisable": decomposition.realisable},
+            "kuhn_efce": {"exact": kuhn_efce.exact, "payoffs": kuhn_efce.payoffs,
+                          "realisable": kuhn_efce.realisable},
+        }'''),
+    ]
+
+
 # ---------------------------------------------------------------------------------------- notebook 5
 SEED_PRINTED_AVERAGES = '''\
 # The seed notebook's printed average strategies: P(pass), P(bet) per state "card history"
@@ -932,6 +1176,7 @@ def opponent_modelling() -> list:
 NOTEBOOKS = {
     "01_matrix_games_as_lps.ipynb": matrix_games,
     "02_sequence_form_kuhn.ipynb": sequence_form_kuhn,
+    "03_correlated_equilibria.ipynb": correlated_equilibria,
     "05_verifying_cfr.ipynb": verifying_cfr,
     "06_opponent_modelling_kuhn.ipynb": opponent_modelling,
 }
@@ -940,6 +1185,8 @@ NOTEBOOKS = {
 def build(name: str) -> nbformat.NotebookNode:
     """The notebook ``name`` (a key of :data:`NOTEBOOKS`), outputs empty."""
     nb = new_notebook(cells=NOTEBOOKS[name]())
+    for k, cell in enumerate(nb.cells):      # stable ids: regenerating changes nothing
+        cell["id"] = f"{Path(name).stem[:2]}-{k:02d}"
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     nbformat.validate(nb)

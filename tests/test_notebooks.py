@@ -100,7 +100,7 @@ def test_committed_notebooks_are_what_the_generator_writes(generator):
         on_disk = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
         nbformat.validate(on_disk)
         built = generator.build(name)
-        assert [c.source for c in on_disk.cells] == [c.source for c in built.cells], name
+        assert on_disk == built, f"{name} differs from what make_notebooks.py writes"
         assert all(not c.get("outputs") for c in on_disk.cells if c.cell_type == "code"), \
             f"{name}: outputs are stored"
         text = (NOTEBOOK_DIR / name).read_text()
@@ -177,6 +177,60 @@ def test_sequence_form_notebook():
     assert summary["picture_bytes"] > 10_000
     assert lpgame.solve(lpgame.games.make("kuhn_poker"), exact=True).value == _fraction(
         summary["exact_value"])
+
+
+# ---------------------------------------------------------------------------------------- notebook 3
+CHICKEN = ([[6, 2], [7, 0]], [[6, 7], [2, 0]])       # GAMES.md: Aumann's payoffs, actions C, D
+
+
+def _ce_gain(psi) -> float:
+    """Largest gain of a "told x, play y" deviation in Chicken (Rojas Def. 1.12), by hand."""
+    u1, u2 = CHICKEN
+    gains = []
+    for x in range(2):
+        for y in range(2):
+            if x != y:
+                gains.append(sum(psi[x][b] * (u1[y][b] - u1[x][b]) for b in range(2)))
+                gains.append(sum(psi[a][x] * (u2[a][y] - u2[a][x]) for a in range(2)))
+    return max(gains)
+
+
+def test_correlated_equilibria_notebook():
+    summary = run_notebook("03_correlated_equilibria.ipynb")
+    # Nash equilibria of Chicken: (C,D), (D,C) pay 9 in total, the mixed one 2·14/3
+    assert {k: _fraction(v) for k, v in summary["nash_welfare"].items()} == {
+        "(C,D)": 9, "(D,C)": 9, "mixed": Fraction(28, 3)}
+    # welfare-optimal CE (notes/farina-thesis.md §3.1): 10.5 with 1/2 on (C,C), 1/4 on (C,D), (D,C)
+    best = summary["best_ce"]
+    assert best["objective"] == pytest.approx(10.5, abs=1e-9)
+    assert best["payoffs"] == pytest.approx([5.25, 5.25], abs=1e-9)
+    psi = [[0.0, 0.0], [0.0, 0.0]]
+    for entry in best["distribution"]:
+        a, b = ("CD".index(x) for x in entry["profile"])
+        psi[a][b] = entry["probability"]
+    assert psi[0] + psi[1] == pytest.approx([0.5, 0.25, 0.25, 0.0], abs=1e-9)
+    assert _ce_gain(psi) <= 1e-9 and best["gap"] <= 1e-9
+    assert summary["aumann_gap"] == pytest.approx(0.0, abs=1e-12)
+    assert _ce_gain([[1 / 3, 1 / 3], [1 / 3, 0]]) <= 1e-12
+    # NFCE ⊆ EFCE ⊆ EFCCE ⊆ NFCCE (von Stengel & Forges 2008): the best payoff never decreases
+    h = summary["hierarchy"]
+    chain = [h[c]["objective"] for c in ("ce", "efce", "efcce", "nfcce")]
+    assert chain == sorted(chain) and chain[0] < chain[-1]
+    assert all(h[c]["gap"] <= 1e-7 and h[c]["exact"] for c in h)
+    sheriff = lpgame.games.make("sheriff", N=2, B=1, rounds=1)
+    assert lpgame.solve(sheriff, concept="efce", objective="player1").objective == pytest.approx(
+        h["efce"]["objective"], abs=1e-9)
+    assert summary["efce_realisable"] is True
+    # no chance ⇒ triangle-free (Farina Thm 9.2); Kuhn's private cards are not (notes §1.7)
+    assert summary["triangle_free"] == {"sheriff": True, "kuhn": False}
+    # an odd cycle of agree/disagree conditions: pure plan pairs satisfy at most 5 of 6
+    cycle = summary["cycle"]
+    assert cycle["pure_best"] == 5
+    assert cycle["relaxation"] == pytest.approx(6.0, abs=1e-9)
+    assert cycle["realisable"] is False and cycle["residual"] > 1e-3
+    kuhn = summary["kuhn_efce"]
+    assert kuhn["exact"] is False and kuhn["realisable"] is True
+    assert kuhn["payoffs"] == pytest.approx([-1 / 18, 1 / 18], abs=1e-7)   # zero-sum: the value
 
 
 # ---------------------------------------------------------------------------------------- notebook 5
