@@ -2,7 +2,8 @@
 
     lpgame games                                   list the catalog with parameters
     lpgame info NAME [key=value ...] [--json PATH|-]
-    lpgame solve NAME [key=value ...] [--concept nash|maximin] [--exact]
+    lpgame solve NAME [key=value ...] [--concept nash|maximin|ce|cce|efce|efcce|nfcce]
+                 [--objective welfare|player1|player2|w1,w2] [--exact]
                  [--backend highs|pyomo|cvxpy] [--solver simplex|ipm|pdlp|choose]
                  [--time-limit S] [--threads N] [--json PATH|-] [--save-lp PATH]
     lpgame evaluate NAME STRATEGY.json [key=value ...] [--exact] [--json PATH|-]
@@ -20,7 +21,6 @@ output; ``--json -`` writes one JSON object to standard output instead (schemas 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -41,12 +41,16 @@ class Progress:
                   flush=True)
 
 
-def _load(name: str, params: list[str], progress: Progress):
+def _load(name: str, params: list[str], progress: Progress, keep_normal_form: bool = False):
+    """The game by catalog name or file; normal-form games stay so when ``keep_normal_form``."""
     from lpgame.api import as_game
+    from lpgame.game import NormalFormGame
     from lpgame.games import load, parse_params
 
     progress(f"building {name} {' '.join(params)}".rstrip())
     game = load(name, **parse_params(params))
+    if keep_normal_form and isinstance(game, NormalFormGame):
+        return game
     return as_game(game)
 
 
@@ -115,22 +119,34 @@ def cmd_solve(args) -> int:
     import lpgame
 
     progress = Progress(args.quiet)
-    game = _load(args.name, args.params, progress)
+    game = _load(args.name, args.params, progress, keep_normal_form=True)
     progress(f"solving ({args.concept}, backend {args.backend}"
              + (", exact" if args.exact else "") + ")")
     kwargs = _solve_options(args)
     if args.objective is not None:
-        kwargs["objective"] = args.objective
+        kwargs["objective"] = _parse_objective(args.objective)
     result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,
                           **kwargs)
     progress("done")
     if args.save_lp and getattr(result, "lp", None) is not None:
         _write_lp_file(result.lp, args.save_lp)
     obj = result.to_dict()
-    text = result.summary(player_names=game.player_names) if hasattr(result, "summary") \
-        else json.dumps(obj, indent=2)
+    from lpgame.result import Result
+    text = result.summary(player_names=game.player_names) if isinstance(result, Result) \
+        else result.summary()
     _emit(obj, args.json, text)
     return 0
+
+
+def _parse_objective(text: str):
+    """``welfare``, ``player1``, ``player2`` or weights ``w1,w2[,...]``."""
+    if "," not in text:
+        return text
+    try:
+        return tuple(float(w) for w in text.split(","))
+    except ValueError as exc:
+        raise LpgameError(f"objective {text!r} is not welfare, playerK or comma-separated weights"
+                          ) from exc
 
 
 def cmd_evaluate(args) -> int:
@@ -273,8 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
     common(sub.add_parser("info", help="sizes of a game and its LP, without solving"))
     p = sub.add_parser("solve", help="solve a game and print the equilibrium")
     common(p)
-    p.add_argument("--concept", default="nash", help="nash (default) or maximin")
-    p.add_argument("--objective", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--concept", default="nash",
+                   help="nash (default), maximin, ce, cce, efce, efcce or nfcce")
+    p.add_argument("--objective", default=None,
+                   help="correlated concepts: welfare (default), player1, player2 or weights w1,w2")
     p.add_argument("--exact", action="store_true", help="exact rational answer, certified")
     p.add_argument("--backend", default="highs", choices=["highs", "pyomo", "cvxpy"])
     p.add_argument("--solver", default=None, choices=["choose", "simplex", "ipm", "pdlp"])

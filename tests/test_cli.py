@@ -180,3 +180,30 @@ def test_cfr_command_writes_curve_plot_and_json(capsys, tmp_path):
     assert obj["iterations"] == 300 and obj["nash_conv"] < 0.01
     assert obj["curve"][-1][0] == 300 and abs(obj["equilibrium_value"] + 1 / 18) < 1e-9
     assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_correlated_concepts_json(capsys):
+    code, out, _ = run(capsys, "solve", "chicken", "--concept", "ce", "--json", "-", "--quiet")
+    obj = json.loads(out)
+    assert code == 0
+    # Aumann's Chicken: the welfare-maximising CE is 10.5 (notes/farina-thesis.md §3.1)
+    assert obj["objective"] == pytest.approx(10.5, abs=1e-9)
+    assert {"objective", "payoffs", "gap", "exact", "triangle_free"} <= set(obj)
+    assert obj["gap"] <= 1e-9 and obj["exact"] is True and "distribution" in obj
+    code, out, _ = run(capsys, "solve", "kuhn_poker", "--concept", "efce", "--objective", "player1",
+                       "--json", "-", "--quiet")
+    obj = json.loads(out)
+    # Kuhn is not triangle-free (Farina 2023, §9.3): the EFCE LP is only a relaxation bound
+    assert code == 0 and obj["triangle_free"] is False and obj["exact"] is False
+    assert "correlation_plan" in obj
+
+
+def test_weighted_objective_parsing(capsys):
+    code, out, _ = run(capsys, "solve", "battle_of_the_sexes", "--concept", "cce", "--objective",
+                       "1,0", "--json", "-", "--quiet")
+    obj = json.loads(out)
+    # the best CCE for player 1 alone gives it its favourite outcome: 2 (rojas §1.3's matrix)
+    assert code == 0 and obj["payoffs"][0] == pytest.approx(2, abs=1e-9)
+    code, _, err = run(capsys, "solve", "chicken", "--concept", "ce", "--objective", "1,x",
+                       "--quiet")
+    assert code == 2 and "objective" in err
