@@ -233,6 +233,32 @@ def test_correlated_equilibria_notebook():
     assert kuhn["payoffs"] == pytest.approx([-1 / 18, 1 / 18], abs=1e-7)   # zero-sum: the value
 
 
+# ---------------------------------------------------------------------------------------- notebook 4
+def test_lossless_abstraction_notebook():
+    summary = run_notebook("04_lossless_abstraction.ipynb")
+    toy = summary["toy"]
+    # Gilpin & Sandholm Fig. 1: "reduces the game tree from 53 nodes to 19 nodes" (inner nodes);
+    # 113 nodes with leaves, 17 → 9 sequences per player, value 0 (notes §A.10 [verified])
+    assert toy["internal_nodes"] == [53, 19]
+    assert toy["nodes"][0] == 113
+    assert toy["sequences"] == [[17, 17], [9, 9]]
+    assert toy["filters"]["player 1's card"] == [["J1", "J2"], ["K1", "K2"]]
+    assert toy["filters"]["player 2's card after J1"] == [["J2"], ["K1", "K2"]]
+    assert toy["filters"]["player 2's card after K1"] == [["J1", "J2"], ["K2"]]
+    assert [_fraction(v) for v in toy["values"]] == [0, 0]
+    # Theorem 2: the lifted abstract equilibrium is an equilibrium of the original game, exactly
+    assert _fraction(toy["lifted_nash_conv"]) == 0 and _fraction(toy["lifted_value"]) == 0
+    leduc = summary["leduc"]
+    assert sum(leduc["cards"]["infosets"]) == 936            # OpenSpiel's leduc_poker (GAMES.md)
+    assert sum(leduc["ranks"]["infosets"]) < sum(leduc["cards"]["infosets"])
+    for deal in ("cards", "ranks"):
+        assert leduc[deal]["value"] == pytest.approx(-0.0856064, abs=5e-8), deal
+    assert summary["leduc_lifted"]["nash_conv"] < 1e-9
+    assert summary["leduc_lifted"]["value"] == pytest.approx(-0.0856064, abs=5e-8)
+    ranks = lpgame.solve(lpgame.games.make("leduc_poker", deal="ranks"))
+    assert ranks.value == pytest.approx(leduc["ranks"]["value"], abs=1e-9)
+
+
 # ---------------------------------------------------------------------------------------- notebook 5
 def test_verifying_cfr_notebook():
     summary = run_notebook("05_verifying_cfr.ipynb")
