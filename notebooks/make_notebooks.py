@@ -194,9 +194,9 @@ def matrix_games() -> list:
             assert str(status.solver.termination_condition) == "optimal", status
             x = {i: pyo.value(model.x[i]) for i in model.I}
             y = {j: model.dual[model.guarantee[j]] for j in model.J}   # player 2's mix (eq. D.9)
-            pyomo_results[name] = {"value": pyo.value(model.z), "x": x, "y": y}
+            pyomo_results[name] = {"value": pyo.value(model.z) + 0.0, "x": x, "y": y}   # + 0.0: no −0
             support = {k: round(v, 4) for k, v in x.items() if v > 1e-9}
-            print(f"{name:22s} z* = {pyo.value(model.z): .6f}   player 1 plays {support}")
+            print(f"{name:22s} z* = {pyo.value(model.z) + 0.0: .6f}   player 1 plays {support}")
         '''),
         md(r"""
         The duals of the guarantee rows form a probability vector (they sum to 1 because $z$ has
@@ -248,7 +248,7 @@ def matrix_games() -> list:
             exact_mix = list(result.strategies[0][catalog[name].infoset_label(0)].values())
             pyomo_mix = list(pyomo_results[name]["x"].values())
             rows_out.append((name, f"{pyomo_results[name]['value']:.9f}", result.value,
-                             f"{guarantee(payoffs, pyomo_mix):.9f}", guarantee(payoffs, exact_mix)))
+                             f"{guarantee(payoffs, pyomo_mix) + 0.0:.9f}", guarantee(payoffs, exact_mix)))
         show_table(["game", "Pyomo z*", "lpgame exact value", "guarantee of Pyomo's x",
                     "guarantee of lpgame's x (exact)"], rows_out)
         '''),
@@ -399,7 +399,7 @@ def sequence_form_kuhn() -> list:
         print("v[∅] =", v[0], "  (−1/18 =", -1 / 18, ")")
         print("F_2 y − f_2 =", sf.treeplex_matrix(1) @ y - sf.treeplex_rhs(1))
         show_table(["player 1 sequence", "x", "player 2 sequence", "y (duals)"],
-                   [(seq1[k], round(x[k], 6), seq2[k], round(y[k], 6)) for k in range(len(seq1))])
+                   [(seq1[k], round(x[k], 6) + 0.0, seq2[k], round(y[k], 6) + 0.0) for k in range(len(seq1))])
         '''),
         code('''
         b1, _ = sf.behaviour_from_plan(0, x)
