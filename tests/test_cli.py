@@ -134,7 +134,7 @@ def test_export_latex_row_by_row(capsys, tmp_path):
     tex = path.read_text()
     assert code == 0 and tex.startswith(r"\begin{aligned}")
     # matching pennies: the best_response rows read -x_H + x_T + v <= 0 and x_H - x_T + v <= 0
-    assert r"- \mathit{x[player 1:heads]} + \mathit{x[player 1:tails]} + \mathit{v[player 2]} \le 0" \
+    assert r"- \text{x[player 1:heads]} + \text{x[player 1:tails]} + \text{v[player 2]} \le 0" \
         in tex
 
 

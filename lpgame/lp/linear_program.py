@@ -264,7 +264,7 @@ class LinearProgram:
             raise LpgameError(f"LP {self.name}: {self.num_rows} rows is too many to print row by "
                               f"row (max_rows={max_rows})")
         m = self.assemble()
-        names = [_tex(b.label(k)) for b in self.variables for k in range(b.size)]
+        names = [_tex_text(b.label(k)) for b in self.variables for k in range(b.size)]
         objective = _tex_linear(m.c, range(len(m.c)), names)
         lines = [r"\begin{aligned}", f"{sense}\\quad & {objective} \\\\"]
         A = m.A.tocsr()
@@ -275,11 +275,17 @@ class LinearProgram:
                 lhs = _tex_linear(row.data, row.indices, names)
                 lo, up = m.row_lower[i], m.row_upper[i]
                 rhs = _num(up if con.sense == "<=" else lo)
-                label = _tex(con.labels[k] if con.labels is not None else str(k))
+                label = _tex_text(con.labels[k] if con.labels is not None else str(k))
                 lines.append(f"& {lhs} {rel[con.sense]} {rhs} && \\text{{{_tex(con.name)}[{label}]}}"
                              " \\\\")
         lines.append(r"\end{aligned}")
         return "\n".join(lines)
+
+
+def _tex_text(text: str) -> str:
+    """Escape a readable label for use inside ``\\text{...}`` (spaces kept, ∅ as math)."""
+    return (str(text).replace("\\", "").replace("_", r"\_").replace("&", r"\&")
+            .replace("#", r"\#").replace("{", "(").replace("}", ")").replace("∅", r"$\emptyset$"))
 
 
 def _tex(text: str) -> str:
@@ -298,7 +304,7 @@ def _tex_linear(coefs, cols, names) -> str:
             continue
         sign = "-" if c < 0 else "+"
         mag = "" if abs(c) == 1 else _num(abs(c)) + r"\,"
-        terms.append(f"{sign} {mag}\\mathit{{{names[j]}}}")
+        terms.append(f"{sign} {mag}\\text{{{names[j]}}}")
     text = " ".join(terms) or "0"
     return text[2:] if text.startswith("+ ") else text
 
