@@ -112,8 +112,10 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
             arc = Path([(xa, ya), ((xa + xb) / 2, max(ya, yb) + bulge), (xb, yb)],
                        [Path.MOVETO, Path.CURVE3, Path.CURVE3])
             ax.add_patch(PathPatch(arc, fill=False, ls="--", lw=1, edgecolor=colour, zorder=2))
-        ax.text(xs[0] - 0.15, ys[0] + 0.1, label, fontsize=7, color=colour, ha="right",
-                va="bottom")
+        for x, y in zip(xs, ys):   # every member names its set, just above the node
+            ax.text(x, y + 0.09, label, fontsize=6, color=colour, ha="center", va="bottom",
+                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},
+                    zorder=5)
     handles = [plt.Line2D([], [], marker="s", ls="", color=PLAYER_COLOURS[i % len(PLAYER_COLOURS)],
                           label=game.player_names[i]) for i in range(game.num_players)]
     handles.append(plt.Line2D([], [], marker="o", ls="", color="white", markeredgecolor="black",
