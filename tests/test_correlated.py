@@ -453,3 +453,11 @@ def test_sheriff_s2122_optimal_efce_three_objectives():
         assert r.triangle_free and r.exact                   # no chance: Farina 2023, Thm 9.2
         assert r.gap <= TOL
         assert r.gap_detail["plan_residual"] <= 1e-9
+
+
+def test_interior_point_without_crossover_is_close_and_certified_by_the_gap():
+    game = staged_game(8)
+    basic = lpgame.solve(game, concept="efce", objective="player1")
+    interior = lpgame.solve(game, concept="efce", objective="player1", crossover=False)
+    assert interior.objective == pytest.approx(basic.objective, abs=1e-6)
+    assert interior.gap <= 1e-6 and interior.gap_detail["plan_residual"] <= 1e-6

@@ -80,6 +80,8 @@ from lpgame.sequence_form import SequenceForm
 PLAN_CONCEPTS = ("efce", "efcce", "nfcce")
 DEFAULT_MAX_DECOMPOSE_PROFILES = 50_000
 """Largest |Π_1|·|Π_2| for which ``decompose="auto"`` checks realisability."""
+DEFAULT_MAX_DECOMPOSE_NONZEROS = 5_000_000
+"""Largest number of nonzeros of f (one per relevant pair and pair of plans holding it)."""
 REALISABLE_TOLERANCE = 1e-7
 
 
@@ -421,11 +423,13 @@ class Decomposition:
 
 
 def decompose_plan(sf: SequenceForm, xi: np.ndarray, space: CorrelationPlanSpace | None = None,
-                   max_profiles: int = DEFAULT_MAX_DECOMPOSE_PROFILES, backend: str = "highs",
+                   max_profiles: int = DEFAULT_MAX_DECOMPOSE_PROFILES,
+                   max_nonzeros: int = DEFAULT_MAX_DECOMPOSE_NONZEROS, backend: str = "highs",
                    tolerance: float = REALISABLE_TOLERANCE, **options) -> Decomposition:
     """Find μ ∈ Δ(Π_1 × Π_2) minimising ‖f(μ) − ξ‖₁ over the relevant pairs (module docstring).
 
-    Refused with :class:`~lpgame.errors.ModelTooLargeError` when |Π_1|·|Π_2| > ``max_profiles``.
+    Refused with :class:`~lpgame.errors.ModelTooLargeError` when |Π_1|·|Π_2| > ``max_profiles``
+    or the matrix of f would have more than ``max_nonzeros`` entries.
     """
     space = space or CorrelationPlanSpace(sf)
     counts = [count_reduced_plans(sf, i) for i in range(2)]
@@ -434,12 +438,26 @@ def decompose_plan(sf: SequenceForm, xi: np.ndarray, space: CorrelationPlanSpace
             f"{sf.game.name}: decomposing a correlation plan needs {counts[0]:,} × {counts[1]:,} = "
             f"{counts[0] * counts[1]:,} pure plan pairs, more than the limit of {max_profiles:,}")
     plans = [enumerate_reduced_plans(sf, i) for i in range(2)]
-    # f(μ)[σ1, σ2] = Σ μ[π1, π2] π1[σ1] π2[σ2]: rows σ1·n2 + σ2 of kron(P1ᵀ, P2ᵀ)
-    full = sp.kron(sp.csr_array(plans[0].T.astype(float)), sp.csr_array(plans[1].T.astype(float)),
-                   format="csr")
-    f = full[space.keys]
-    k = f.shape[1]
+    # f(μ)[σ1, σ2] = Σ μ[π1, π2] π1[σ1] π2[σ2]: row of each relevant pair, column π1·|Π_2| + π2,
+    # one entry per (plan of player 1 containing σ1) × (plan of player 2 containing σ2)
+    holders = [sp.csr_array(plans[i].T.astype(np.int8)) for i in range(2)]   # sequence -> plans
+    s1, s2 = space.pairs[:, 0], space.pairs[:, 1]
+    c1 = np.diff(holders[0].indptr)[s1]
+    c2 = np.diff(holders[1].indptr)[s2]
+    per = c1.astype(np.int64) * c2
+    nnz = int(per.sum())
+    if nnz > max_nonzeros:
+        raise ModelTooLargeError(
+            f"{sf.game.name}: decomposing a correlation plan needs {nnz:,} nonzeros, more than the "
+            f"limit of {max_nonzeros:,}")
     P = space.num_pairs
+    row = np.repeat(np.arange(P), per)
+    local = np.arange(nnz) - np.repeat(np.cumsum(per) - per, per)
+    first = holders[0].indices[holders[0].indptr[s1][row] + local // c2[row]]
+    second = holders[1].indices[holders[1].indptr[s2][row] + local % c2[row]]
+    k = counts[0] * counts[1]
+    f = sp.csr_array((np.ones(nnz), (row, first.astype(np.int64) * counts[1] + second)),
+                     shape=(P, k))
     lp = LinearProgram(name=f"decompose:{sf.game.name}",
                        description="min ‖f(μ) − ξ‖₁ over μ ≥ 0 (Farina 2023, Def. 9.1)")
     mu = lp.add_variables("mu", k, lower=0.0)
@@ -462,13 +480,16 @@ def decompose_plan(sf: SequenceForm, xi: np.ndarray, space: CorrelationPlanSpace
 def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
                            backend: str = "highs", decompose="auto",
                            max_decompose_profiles: int = DEFAULT_MAX_DECOMPOSE_PROFILES,
-                           **options) -> CorrelatedResult:
+                           crossover: bool = True, **options) -> CorrelatedResult:
     """An optimal EFCE / EFCCE / NFCCE of a two-player game as a correlation plan.
 
     ``game``: anything :func:`lpgame.compile_game` accepts (a normal-form game is played as a
     one-level extensive form). ``objective``: ``"welfare"``, ``"player1"``, ``"player2"`` or two
     weights. ``decompose``: ``"auto"`` (check realisability when |Π_1|·|Π_2| ≤
     ``max_decompose_profiles``), True (always; may raise ModelTooLargeError) or False.
+    ``crossover=False`` (HiGHS) stops at the interior-point solution: much faster on large games
+    (crossover dominates from B2322 on), the plan then satisfies the constraints to the IPM
+    tolerance (~1e-9) and the reported ``gap`` says how good it is.
     The result is ``exact`` when the game is triangle-free (then V = Ξ), otherwise an upper bound.
     """
     from lpgame.analysis.correlated_gaps import efcce_gap, efce_gap, nfcce_gap
@@ -481,6 +502,12 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
     # these LPs are very degenerate: dual simplex needs ~10^5 iterations on B2222 where the
     # interior-point method with crossover takes ~2 s, so IPM is the default here
     options.setdefault("solver", "ipm")
+    if not crossover:
+        if backend != "highs":
+            raise LpgameError("crossover=False is an option of the HiGHS backend")
+        # HiGHS can postsolve only a basic solution: without crossover, solve without presolve
+        options["presolve"] = False
+        options["highs_options"] = {**options.get("highs_options", {}), "run_crossover": "off"}
     sf = compile_game(game)
     space = CorrelationPlanSpace(sf)
     triangle = space.triangle()
@@ -505,8 +532,15 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
     do_it = decompose is True or (
         decompose == "auto"
         and math.prod(count_reduced_plans(sf, i) for i in range(2)) <= max_decompose_profiles)
+    dec = None
     if do_it:
-        dec = decompose_plan(sf, xi, space, max_profiles=max_decompose_profiles, backend=backend)
+        try:
+            dec = decompose_plan(sf, xi, space, max_profiles=max_decompose_profiles,
+                                 backend=backend)
+        except ModelTooLargeError:
+            if decompose is True:
+                raise
+    if dec is not None:
         realisable = dec.realisable
         extra["decomposition_residual"] = dec.residual
         if dec.realisable:
