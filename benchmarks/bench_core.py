@@ -1,44 +1,65 @@
-"""End-to-end timings of lpgame against OpenSpiel's sequence-form LP, in one run.
+"""End-to-end Nash-equilibrium timings of lpgame, OpenSpiel and Gambit, side by side in one run.
 
-Run from the repository root: ``python -m benchmarks.bench_core`` (or ``python benchmarks/bench_core.py``;
-``--repeats N`` changes the best-of count, default 3).
+Run from the repository root: ``python -m benchmarks.bench_core`` (``--repeats N``: best of N inside
+each row, default 3; ``--peer-timeout S``: wall-clock limit of a peer's row, default 300 s;
+``--only TEXT``: the games whose label contains TEXT).
 
-What is timed (wall clock, best of N):
+Every row runs in its own child process (:mod:`benchmarks.isolated`), so that its peak memory
+(``ru_maxrss`` of the child) is its own and a peer that runs out of memory or time ends that row
+only, with the reason printed. Rows:
 
-* lpgame: build the game (rules → explicit tree, or the structured compile for OCP) + sequence form
-  + LP + HiGHS + certificate (NashConv by the independent best-response path): exactly
-  ``lpgame.solve(lpgame.games.make(...))``. Games: Kuhn, standard Leduc with rank-level and with
-  card-level chance (lpgame/games/leduc.py), One-Card Poker OCP(1000) and OCP(5000) (notes §1.7;
-  compressed showdown payoffs), Liar's dice with one six-sided die each (compiled by broadcasting;
-  OpenSpiel's LP runs out of memory on it, notes/peers.md). "HiGHS s" is the backend's time alone,
-  "total/HiGHS" the overhead of everything else (issue target: at most 1.5 on large games).
-* OpenSpiel 2.0.2: ``pyspiel.load_game`` + ``sequence_form_lp.solve_zero_sum_game`` on
-  ``kuhn_poker`` and ``leduc_poker`` (card-level). Its default cvxpy solver ECOS is not installed
-  with current cvxpy, and its ECOS options are passed to any solver, so it runs on cvxpy's HiGHS
-  with those options emptied (notes/peers.md lists this pitfall). OpenSpiel solves two LPs (one per
-  player, dense constraint matrices) and certifies nothing; a second row adds its
-  ``exploitability.nash_conv`` so that both sides include a certificate.
+* **lpgame**: ``lpgame.solve(lpgame.games.make(...))``: build the game (rules → explicit tree, or the
+  structured compile for signal games), sequence form, LP, HiGHS, behaviour strategies and the
+  certificate (NashConv by the independent best-response path). "solver s" is the backend alone
+  (for Gambit, lp_solve alone) and "tot/solver" the overhead of everything else (issue 6 target:
+  at most 1.5 on games over 10^5 nodes). Games: Kuhn; Leduc with rank-level and card-level chance
+  (lpgame/games/leduc.py); Goofspiel with 4 cards (random prize order, bids revealed); Liar's dice
+  with one six-sided die each; One-Card Poker OCP(N) for N = 1000, 5000, 100000 (notes §1.7;
+  compressed showdown payoffs).
+* **OpenSpiel** 2.0.2, ``sequence_form_lp.solve_zero_sum_game`` (two LPs with dense matrices, in
+  cvxpy) after ``pyspiel.load_game``, plus ``exploitability.nash_conv`` of its answer so that both
+  sides include a certificate. Its default cvxpy solver ECOS is not installed with current cvxpy and
+  its ECOS options are passed to any solver, so it runs on cvxpy's HiGHS with those options emptied
+  (notes/peers.md). Goofspiel is OpenSpiel's ``goofspiel(num_cards=4, points_order=random,
+  returns_type=point_difference)`` made turn-based, the same game as lpgame's up to the affine map
+  u ↦ 2u − k(k+1)/2 (so its value is 0 where lpgame's is k(k+1)/4 = 5).
+* **Gambit** (pygambit) ``nash.lp_solve`` in floating point on the game written by lpgame's
+  ``.efg`` writer and read back by ``pygambit.read_efg`` (reading included in its time).
 
-The ratio column is OpenSpiel's seconds over lpgame's on the same game (for Leduc, lpgame's
-card-level game, which is OpenSpiel's game).
+The ratio column is a peer's seconds over lpgame's seconds on the same game (Leduc: lpgame's
+card-level game, which is OpenSpiel's). OCP(N) is lpgame only: neither peer has it, and its
+product tree (9N(N−1)+1 nodes) is beyond them for these N.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 if __package__ in (None, ""):        # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import lpgame  # noqa: E402
+from benchmarks.isolated import run_isolated  # noqa: E402
+
+# label, lpgame catalog name and parameters, OpenSpiel game string (or None), Gambit (True/False)
+GAMES = [
+    ("Kuhn", "kuhn_poker", {}, "kuhn_poker", True),
+    ("Leduc (ranks)", "leduc_poker", {"deal": "ranks"}, None, False),
+    ("Leduc (cards)", "leduc_poker", {"deal": "cards"}, "leduc_poker", True),
+    ("Goofspiel 4", "goofspiel", {"cards": 4},
+     "turn_based_simultaneous_game(game=goofspiel(num_cards=4,points_order=random,"
+     "returns_type=point_difference))", True),
+    ("Liar's dice D26", "liars_dice", {"players": 2, "faces": 6}, "liars_dice", False),
+    ("OCP(1000)", "one_card_poker", {"N": 1000}, None, False),
+    ("OCP(5000)", "one_card_poker", {"N": 5000}, None, False),
+    ("OCP(100000)", "one_card_poker", {"N": 100_000}, None, False),
+]
 
 
-def best_of(repeats: int, run: Callable[[], dict]) -> dict:
-    """Run ``run`` ``repeats`` times; the fastest run's dict with its seconds."""
+def _best_of(repeats: int, run) -> dict:
     best = None
     for _ in range(repeats):
         start = time.perf_counter()
@@ -49,7 +70,10 @@ def best_of(repeats: int, run: Callable[[], dict]) -> dict:
     return best
 
 
-def lpgame_run(name: str, params: dict) -> Callable[[], dict]:
+def lpgame_case(name: str, params: dict, repeats: int) -> dict:
+    """lpgame's row (runs in the child process)."""
+    import lpgame
+
     def run() -> dict:
         start = time.perf_counter()
         game = lpgame.games.make(name, **params)
@@ -57,108 +81,107 @@ def lpgame_run(name: str, params: dict) -> Callable[[], dict]:
         result = lpgame.solve(game)
         size = result.size
         return {"value": float(result.value), "build": built, "solve": result.seconds["solve"],
+                "nodes": int(game.sizes()["nodes"]),
                 "lp": f"1 LP {size['rows']}×{size['cols']}, nnz {size['nnz']} (sparse)",
                 "nash_conv": float(result.certificate.nash_conv)}
-    return run
+    return _best_of(repeats, run)
 
 
-def openspiel_available() -> bool:
-    try:
-        import pyspiel  # noqa: F401
-        from open_spiel.python.algorithms import sequence_form_lp  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _openspiel_counts(game) -> tuple[list[int], list[int]]:
-    """Information sets and sequences (with the empty one) per player of an OpenSpiel game."""
-    infosets: list[dict[str, int]] = [{}, {}]
-    stack = [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if state.is_chance_node():
-            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
-            continue
-        player = state.current_player()
-        infosets[player][state.information_state_string()] = len(state.legal_actions())
-        stack.extend(state.child(a) for a in state.legal_actions())
-    return [len(d) for d in infosets], [1 + sum(d.values()) for d in infosets]
-
-
-def openspiel_run(name: str, with_nash_conv: bool) -> Callable[[], dict]:
+def openspiel_case(game_string: str, repeats: int) -> dict:
+    """OpenSpiel's row: load, two dense LPs on cvxpy's HiGHS, NashConv (runs in the child)."""
     import pyspiel
     from open_spiel.python import policy as os_policy
     from open_spiel.python.algorithms import exploitability, lp_solver, sequence_form_lp
-
-    counts = _openspiel_counts(pyspiel.load_game(name))
 
     def run() -> dict:
         solve = lp_solver.LinearProgram.solve
         saved = solve.__defaults__
         solve.__defaults__ = ("HIGHS", {})
         try:
-            game = pyspiel.load_game(name)
+            game = pyspiel.load_game(game_string)
             value, _, policy0, policy1 = sequence_form_lp.solve_zero_sum_game(game, solver="HIGHS")
         finally:
             solve.__defaults__ = saved
-        out = {"value": float(value), "build": float("nan")}
-        (i0, i1), (s0, s1) = counts
-        # eq. (8): variables y (Σ2) and p (I1 + root); rows: Σ1 inequalities, I2 + root equalities;
-        # eq. (9) is the transpose-sized twin. Bounds are extra dense rows in OpenSpiel's G matrix.
-        out["lp"] = f"2 LPs {s0 + i1 + 1}×{s1 + i0 + 1} (dense)"
-        if with_nash_conv:
-            merged = os_policy.merge_tabular_policies([policy0, policy1], game)
-            out["nash_conv"] = float(exploitability.nash_conv(game, merged))
-        return out
-    return run
+        merged = os_policy.merge_tabular_policies([policy0, policy1], game)
+        return {"value": float(value), "lp": "2 LPs (dense)",
+                "nash_conv": float(exploitability.nash_conv(game, merged))}
+    return _best_of(repeats, run)
+
+
+def gambit_case(name: str, params: dict, repeats: int) -> dict:
+    """Gambit's row: lpgame writes the .efg, pygambit reads it and runs lp_solve (in the child)."""
+    import pygambit
+
+    import lpgame
+    from lpgame.io.files import write_game_file
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "game.efg"
+        write_game_file(lpgame.games.make(name, **params), path)
+
+        def run() -> dict:
+            game = pygambit.read_efg(str(path))
+            start = time.perf_counter()
+            result = pygambit.nash.lp_solve(game, rational=False)
+            solved = time.perf_counter() - start
+            profile = result.equilibria[0]
+            return {"value": float(profile.payoff(list(game.players)[0])), "solve": solved,
+                    "lp": "sequence form (Gambit)"}
+        return _best_of(repeats, run)
+
+
+def _available(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--peer-timeout", type=float, default=300.0)
+    parser.add_argument("--only", default="")
     args = parser.parse_args(argv)
-
-    rows: list[tuple[str, str, dict]] = []
-    lpgame_cases = [
-        ("Kuhn", "kuhn_poker", {}),
-        ("Leduc (ranks)", "leduc_poker", {"deal": "ranks"}),
-        ("Leduc (cards)", "leduc_poker", {"deal": "cards"}),
-        ("OCP(1000)", "one_card_poker", {"N": 1000}),
-        ("OCP(5000)", "one_card_poker", {"N": 5000}),
-        ("Liar's dice D26", "liars_dice", {"players": 2, "faces": 6}),
-    ]
-    for label, name, params in lpgame_cases:
-        rows.append((label, "lpgame solve", best_of(args.repeats, lpgame_run(name, params))))
-    reference = {"Kuhn": rows[0][2]["seconds"], "Leduc (cards)": rows[2][2]["seconds"]}
-
-    if openspiel_available():
-        for label, name in (("Kuhn", "kuhn_poker"), ("Leduc (cards)", "leduc_poker")):
-            rows.append((label, "OpenSpiel seq-form LP",
-                         best_of(args.repeats, openspiel_run(name, False))))
-            rows.append((label, "OpenSpiel LP + nash_conv",
-                         best_of(args.repeats, openspiel_run(name, True))))
-    else:
+    have_openspiel, have_gambit = _available("pyspiel"), _available("pygambit")
+    if not have_openspiel:
         print("OpenSpiel (open-spiel) is not installed: its rows are left out.")
+    if not have_gambit:
+        print("Gambit (pygambit) is not installed: its rows are left out.")
 
-    header = (f"{'game':<15} {'tool':<25} {'seconds':>9} {'build s':>8} {'HiGHS s':>8} "
-              f"{'total/HiGHS':>11} {'value':>18} {'nash_conv':>10}  {'LP size':<38} "
-              f"{'OpenSpiel/lpgame':>16}")
-    print(f"best of {args.repeats} runs; lpgame {lpgame.__version__}; OpenSpiel on cvxpy's HiGHS")
+    header = (f"{'game':<16} {'tool':<26} {'seconds':>8} {'solver s':>8} {'tot/solver':>10} "
+              f"{'peak MiB':>8} {'value':>16} {'nash_conv':>9}  {'LP size':<44} {'peer/lpgame':>11}")
+    print(f"best of {args.repeats} runs per row, each row in its own process; peers on a "
+          f"{args.peer_timeout:g} s limit")
     print(header)
     print("-" * len(header))
-    for label, tool, r in rows:
-        ratio = ""
-        if tool.startswith("OpenSpiel") and label in reference:
-            ratio = f"{r['seconds'] / reference[label]:.2f}"
-        nash_conv = f"{r['nash_conv']:.1e}" if "nash_conv" in r else "—"
-        build = "—" if r["build"] != r["build"] else f"{r['build']:.3f}"
-        highs = f"{r['solve']:.3f}" if "solve" in r else "—"
-        overhead = f"{r['seconds'] / r['solve']:.2f}" if "solve" in r else "—"
-        print(f"{label:<15} {tool:<25} {r['seconds']:>9.3f} {build:>8} {highs:>8} {overhead:>11} "
-              f"{r['value']:>18.13f} {nash_conv:>10}  {r['lp']:<38} {ratio:>16}")
+    for label, name, params, spiel_name, with_gambit in GAMES:
+        if args.only.lower() not in label.lower():
+            continue
+        cases = [("lpgame solve", "lpgame_case", {"name": name, "params": params}, 3600.0)]
+        if spiel_name and have_openspiel:
+            cases.append(("OpenSpiel LP + nash_conv", "openspiel_case", {"game_string": spiel_name},
+                          args.peer_timeout))
+        if with_gambit and have_gambit:
+            cases.append(("Gambit lp_solve (float)", "gambit_case", {"name": name, "params": params},
+                          args.peer_timeout))
+        reference = None
+        for tool, function, kwargs, timeout in cases:
+            child = run_isolated(f"benchmarks.bench_core:{function}",
+                                 {**kwargs, "repeats": args.repeats}, timeout=timeout)
+            peak = f"{child.peak_rss_bytes / 2**20:>8.0f}"
+            if child.status != "ok":
+                print(f"{label:<16} {tool:<26} {child.wall_seconds:>8.1f} {'':>8} {'':>10} {peak} "
+                      f"{child.status}: {child.error[:150]}", flush=True)
+                continue
+            r = child.data
+            if reference is None:
+                reference = r["seconds"]
+            ratio = "" if tool.startswith("lpgame") else f"{r['seconds'] / reference:.1f}"
+            highs = f"{r['solve']:.3f}" if "solve" in r else "—"
+            overhead = (f"{r['seconds'] / r['solve']:.2f}"
+                        if "solve" in r and tool.startswith("lpgame") else "—")
+            nash_conv = f"{r['nash_conv']:.1e}" if "nash_conv" in r else "—"
+            print(f"{label:<16} {tool:<26} {r['seconds']:>8.3f} {highs:>8} {overhead:>10} {peak} "
+                  f"{r['value']:>16.11f} {nash_conv:>9}  {r['lp']:<44} {ratio:>11}", flush=True)
 
 
 if __name__ == "__main__":
