@@ -22,6 +22,7 @@ import cvxpy as cp
 import numpy as np
 
 from lpgame.errors import SolverError, SolverTimeLimitError
+from lpgame.lp.highs_backend import highs_settings
 from lpgame.lp.linear_program import LinearProgram, _dense_float
 from lpgame.lp.solution import LPSolution
 from lpgame.rational import as_scipy
@@ -71,16 +72,7 @@ def solve_cvxpy(lp: LinearProgram, time_limit: float | None = None, solver: str 
     """
     start = time.perf_counter()
     problem, variables, constraints = build_cvxpy_problem(lp)
-    options = {}
-    if solver is not None:
-        options["solver"] = solver
-    if threads is not None:
-        options["threads"] = int(threads)
-    if presolve is not None:
-        options["presolve"] = "on" if presolve else "off"
-    if time_limit is not None:
-        options["time_limit"] = float(time_limit)
-    options.update(highs_options or {})
+    options = highs_settings(solver, threads, time_limit, presolve, highs_options)
     build_seconds = time.perf_counter() - start
     size = lp.size()
     where = (f"on LP {lp.name!r} with {size['rows']} rows, {size['cols']} columns, "

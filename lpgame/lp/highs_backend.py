@@ -5,7 +5,10 @@ HiGHS (Huangfu & Hall 2018) solves ``min/max cᵀz s.t. L ≤ A z ≤ U, l ≤ z
 one call (``Highs.passModel`` with ``a_matrix_`` column-wise), with no per-entry Python work.
 
 Options: ``solver`` (``"choose"``, ``"simplex"``, ``"ipm"``, ``"pdlp"``), ``threads``,
-``time_limit`` (seconds), ``presolve`` and any raw HiGHS option through ``highs_options``. A status
+``time_limit`` (seconds), ``presolve`` and any raw HiGHS option through ``highs_options``.
+HiGHS can postsolve only a basic solution, so presolve is off by default where the answer is not
+basic (PDLP, and the interior-point method with ``run_crossover`` off): with presolve on, HiGHS
+reports status "Unknown" even on Kuhn poker. A status
 other than optimal raises :class:`~lpgame.errors.SolverError` with HiGHS's status text and the model
 size; a time limit raises :class:`~lpgame.errors.SolverTimeLimitError` carrying the objective
 value HiGHS had reached.
@@ -54,21 +57,37 @@ def _dual_objective(h: highspy.Highs) -> float | None:
     return float(value) if status == highspy.HighsStatus.kOk else None
 
 
-def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None = None,
-                time_limit: float | None = None, presolve: bool = True,
-                highs_options: dict | None = None, verbose: bool = False) -> LPSolution:
-    """Solve ``lp`` with HiGHS and return an :class:`~lpgame.lp.solution.LPSolution`."""
-    if solver not in SOLVERS:
+def highs_settings(solver: str | None = None, threads: int | None = None,
+                   time_limit: float | None = None, presolve: bool | None = None,
+                   highs_options: dict | None = None) -> dict:
+    """HiGHS option values for the common keyword options, shared by the three backends.
+
+    ``presolve=None`` presolves unless the solution will not be basic (module docstring).
+    """
+    if solver is not None and solver not in SOLVERS:
         raise SolverError(f"unknown HiGHS solver {solver!r}; choose one of {SOLVERS}")
-    start = time.perf_counter()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(verbose))
-    settings = {"solver": solver, "presolve": "on" if presolve else "off"}
+    if presolve is None:
+        crossover_off = (highs_options or {}).get("run_crossover") in ("off", False)
+        presolve = not (solver == "pdlp" or (solver == "ipm" and crossover_off))
+    settings: dict = {"presolve": "on" if presolve else "off"}
+    if solver is not None:
+        settings["solver"] = solver
     if threads is not None:
         settings["threads"] = int(threads)
     if time_limit is not None:
         settings["time_limit"] = float(time_limit)
     settings.update(highs_options or {})
+    return settings
+
+
+def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None = None,
+                time_limit: float | None = None, presolve: bool | None = None,
+                highs_options: dict | None = None, verbose: bool = False) -> LPSolution:
+    """Solve ``lp`` with HiGHS and return an :class:`~lpgame.lp.solution.LPSolution`."""
+    settings = highs_settings(solver, threads, time_limit, presolve, highs_options)
+    start = time.perf_counter()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
     for key, value in settings.items():
         if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
             raise SolverError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")

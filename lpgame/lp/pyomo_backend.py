@@ -35,6 +35,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from pyomo.opt import ProblemFormat, TerminationCondition
 
 from lpgame.errors import LpgameError, SolverError, SolverTimeLimitError
+from lpgame.lp.highs_backend import highs_settings
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import LPSolution
 
@@ -172,14 +173,7 @@ def solve_pyomo(lp: LinearProgram, solver: str | None = None, threads: int | Non
     model.add_component(dual_name, pyo.Suffix(direction=pyo.Suffix.IMPORT))
     dual = model.component(dual_name)
     name, opt = _pyomo_solver(pyomo_solver)
-    options = {}
-    if solver is not None:
-        options["solver"] = solver
-    if threads is not None:
-        options["threads"] = int(threads)
-    if presolve is not None:
-        options["presolve"] = "on" if presolve else "off"
-    options.update(highs_options or {})
+    options = highs_settings(solver, threads, None, presolve, highs_options)
     _check_highs_options(options)
     kwargs = {"load_solutions": False, "tee": bool(verbose), "options": options}
     if time_limit is not None:
