@@ -46,6 +46,9 @@ def as_game(game) -> IndexedGame:
         return as_game(load(str(game)))
     if isinstance(game, GameRules):
         return expand(game)
+    from lpgame.abstraction.ordered_game import OrderedSignalGame
+    if isinstance(game, OrderedSignalGame):
+        return game.compile()   # refuses (ModelTooLargeError) games too large, e.g. Rhode Island
     raise InvalidGameError(f"cannot make a game out of {type(game).__name__}")
 
 
@@ -57,7 +60,7 @@ def compile_game(game) -> SequenceForm:
 
 
 def solve(game, concept: str = "nash", exact: bool = False, backend: str = "highs",
-          **options) -> Result:
+          abstraction: str | None = None, **options) -> Result:
     """Solve ``game`` for a solution concept and certify the answer.
 
     Parameters
@@ -76,9 +79,16 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
         Return :class:`fractions.Fraction` values certified in rational arithmetic.
     backend:
         ``"highs"`` (default), ``"pyomo"`` or ``"cvxpy"`` (both solve with HiGHS).
+    abstraction:
+        ``"gameshrink"``: shrink a game with ordered signals losslessly first, solve the abstract
+        game, lift the strategies and certify them in the original game
+        (:mod:`lpgame.abstraction.solve`; the result's ``extra["abstraction"]`` holds the sizes).
     options:
         Passed to the backend (``solver``, ``threads``, ``time_limit``, ...).
     """
+    if abstraction is not None:
+        from lpgame.abstraction.solve import solve_with_abstraction
+        return solve_with_abstraction(game, abstraction, concept, exact, backend, **options)
     start = time.perf_counter()
     if concept in ("ce", "cce", "efce", "efcce", "nfcce"):
         from lpgame.equilibria.correlated import solve_correlated

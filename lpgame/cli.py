@@ -1,8 +1,9 @@
 """The ``lpgame`` command.
 
     lpgame games                                   list the catalog with parameters
-    lpgame info NAME [key=value ...] [--json PATH|-]
+    lpgame info NAME [key=value ...] [--abstraction gameshrink] [--json PATH|-]
     lpgame solve NAME [key=value ...] [--concept nash|maximin|ce|cce|efce|efcce|nfcce]
+                 [--abstraction gameshrink]
                  [--objective welfare|player1|player2|w1,w2] [--exact]
                  [--backend highs|pyomo|cvxpy] [--solver simplex|ipm|pdlp|choose]
                  [--time-limit S] [--threads N] [--json PATH|-] [--save-lp PATH]
@@ -84,6 +85,8 @@ def cmd_info(args) -> int:
     from lpgame.sequence_form import SequenceForm
 
     progress = Progress(args.quiet)
+    if args.abstraction:
+        return _info_abstraction(args, progress)
     game = _load(args.name, args.params, progress)
     progress("compiling the sequence form")
     sf = SequenceForm.from_game(game)
@@ -104,6 +107,32 @@ def cmd_info(args) -> int:
     return 0
 
 
+def _info_abstraction(args, progress: Progress) -> int:
+    """``lpgame info NAME --abstraction gameshrink``: sizes before and after, without solving."""
+    from lpgame.abstraction.solve import as_ordered_game, check_abstraction_name
+    from lpgame.games import load, parse_params
+
+    check_abstraction_name(args.abstraction)
+    progress(f"building {args.name} {' '.join(args.params)}".rstrip())
+    ordered, _ = as_ordered_game(load(args.name, **parse_params(args.params)))
+    progress("GameShrink: signal tree, isomorphism classes, sound view filter")
+    from lpgame.abstraction.gameshrink import gameshrink
+    report = gameshrink(ordered).report()
+    lines = [f"{report['game']}: GameShrink ({report['seconds']:.2f} s) — {report['message']}",
+             f"  {'':<26}{'before':>16}{'after':>16}"]
+    for key, label in (("signal_tree_nodes", "signal-tree nodes"),
+                       ("game_tree_internal_nodes", "game-tree inner nodes")):
+        lines.append(f"  {label:<26}{report['before'][key]:>16,}{report['after'][key]:>16,}")
+    for key, label in (("infosets", "information sets"), ("sequences", "sequences")):
+        lines.append(f"  {label:<26}{sum(report['before'][key]):>16,}{sum(report['after'][key]):>16,}")
+    for key in ("rows", "cols", "nnz"):
+        lines.append(f"  {'LP ' + key:<26}{report['before']['lp'][key]:>16,}"
+                     f"{report['after']['lp'][key]:>16,}")
+    lines.append("  (sizes from counts; the games are not built)")
+    _emit({"game": report["game"], "abstraction": report}, args.json, "\n".join(lines))
+    return 0
+
+
 def _solve_options(args) -> dict:
     options = {}
     if args.solver:
@@ -119,6 +148,18 @@ def cmd_solve(args) -> int:
     import lpgame
 
     progress = Progress(args.quiet)
+    if args.abstraction:
+        from lpgame.abstraction.solve import check_abstraction_name
+        from lpgame.games import load, parse_params
+        check_abstraction_name(args.abstraction)
+        progress(f"building {args.name} {' '.join(args.params)}".rstrip())
+        game = load(args.name, **parse_params(args.params))
+        progress(f"shrinking ({args.abstraction}), solving the abstract game, lifting")
+        result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,
+                              abstraction=args.abstraction, **_solve_options(args))
+        progress("done")
+        _emit(result.to_dict(), args.json, result.summary())
+        return 0
     game = _load(args.name, args.params, progress, keep_normal_form=True)
     progress(f"solving ({args.concept}, backend {args.backend}"
              + (", exact" if args.exact else "") + ")")
@@ -286,9 +327,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--quiet", action="store_true", help="no progress on standard error")
 
     common(sub.add_parser("games", help="list the game catalog"), params=False)
-    common(sub.add_parser("info", help="sizes of a game and its LP, without solving"))
+    p = sub.add_parser("info", help="sizes of a game and its LP, without solving")
+    common(p)
+    p.add_argument("--abstraction", default=None, metavar="NAME",
+                   help="gameshrink: sizes before and after lossless abstraction")
     p = sub.add_parser("solve", help="solve a game and print the equilibrium")
     common(p)
+    p.add_argument("--abstraction", default=None, metavar="NAME",
+                   help="gameshrink: shrink losslessly, solve, lift, certify in the original game")
     p.add_argument("--concept", default="nash",
                    help="nash (default), maximin, ce, cce, efce, efcce or nfcce")
     p.add_argument("--objective", default=None,

@@ -13,7 +13,8 @@ The JSON object written by :meth:`Result.to_dict` (and ``lpgame solve --json``) 
                   ``security_gap``)
 ``size``          {"rows", "cols", "nnz"} of the LP
 ``seconds``       {"total", "solve"}
-plus concept-specific keys (``minimax_strategies`` for maximin).
+plus concept-specific keys (``minimax_strategies`` for maximin; ``abstraction`` with ``before``,
+``after`` and ``seconds`` when solved with ``abstraction="gameshrink"``).
 """
 
 from __future__ import annotations
@@ -163,6 +164,13 @@ class Result:
         lines.append(f"LP: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros;"
                      f" backend {self.backend}; {self.seconds.get('total', 0):.3f} s total, "
                      f"{self.seconds.get('solve', 0):.3f} s solving")
+        shrink = self.extra.get("abstraction")
+        if isinstance(shrink, dict) and "before" in shrink:
+            b, a = shrink["before"]["lp"], shrink["after"]["lp"]
+            lines.append(f"abstraction {shrink.get('method')}: {shrink.get('message')}; LP "
+                         f"{b['rows']}×{b['cols']} → {a['rows']}×{a['cols']} "
+                         f"({shrink.get('seconds', 0):.3f} s to shrink); certificate computed in the "
+                         f"{shrink.get('certificate_game', 'original game')}")
         return "\n".join(lines)
 
 

@@ -188,6 +188,7 @@ class Abstraction:
     refinement_splits: int
     sweeps: int
     message: str = ""
+    refined: bool = True
     _compiled: dict = field(default_factory=dict, repr=False)
 
     def compile(self, memory_limit: int | None = None) -> OrderedIndexedGame:
@@ -212,7 +213,7 @@ class Abstraction:
                     "lp": dict(sizes["lp"]), "signal_tree_nodes": signal_nodes,
                     "game_tree_internal_nodes": sizes["internal_nodes"],
                     "terminals": sizes["terminals"], "view_classes": sizes["classes"],
-                    "computed": how}
+                    "payoff_nonzeros": sizes["payoff_nonzeros"], "computed": how}
         return {
             "method": "gameshrink",
             "game": self.game.name,
@@ -223,6 +224,7 @@ class Abstraction:
             "after": part(self.after, self.signal_tree["nodes_after_sound_filter"],
                           "from counts (the abstract game's sequence form by formula)"),
             "signal_tree": dict(self.signal_tree),
+            "refined": self.refined,
             "refinement_splits": self.refinement_splits,
             "seconds": self.seconds,
         }
@@ -240,8 +242,18 @@ def _paper_internal_nodes(game: OrderedSignalGame, per_depth: list[int]) -> int:
     return total
 
 
-def gameshrink(game: OrderedSignalGame) -> Abstraction:
-    """Run GameShrink on ``game`` and return the sound abstraction (module docstring)."""
+def gameshrink(game: OrderedSignalGame, refine: bool = True) -> Abstraction:
+    """Run GameShrink on ``game`` and return the sound abstraction (module docstring).
+
+    ``refine=False`` stops after step 1 and returns GameShrink's proposal as the filter: on Rhode
+    Island Hold'em it reproduces the paper's LP size exactly, but it is *not* lossless (on Leduc its
+    lifted equilibrium has NashConv 0.76 in the original game); it is there to show the difference.
+
+    >>> from lpgame.abstraction.ordered_game import toy_ordered
+    >>> a = gameshrink(toy_ordered())
+    >>> a.before["internal_nodes"], a.after["internal_nodes"], a.partition.counts()
+    (53, 19, [[2], [2]])
+    """
     from lpgame.abstraction.compile import joint_states_at_depth
 
     if not isinstance(game, OrderedSignalGame):
@@ -253,13 +265,14 @@ def gameshrink(game: OrderedSignalGame) -> Abstraction:
     paper_sizes = filtered_signal_tree_sizes(game, classes)
     labels = propose_view_partition(game, classes)
     proposal = _enforce_refinement(game, labels)
-    partition, sweeps = refine_to_stable(game, proposal)
+    partition, sweeps = refine_to_stable(game, proposal) if refine else (proposal, 0)
     seconds = time.perf_counter() - start
     r = len(game.rounds)
     identity = all(partition.num_classes(i, j) == views.num_views(i, j)
                    for i in range(2) for j in range(r))
-    before = sequence_form_sizes(game, None)
-    after = sequence_form_sizes(game, partition)
+    before = sequence_form_sizes(game, None, count_nonzeros=True)
+    after = sequence_form_sizes(game, partition, count_nonzeros=True)
+    paper = after if not refine else sequence_form_sizes(game, proposal, count_nonzeros=True)
     full_sizes = [game.num_deals(k) for k in range(game.depth + 1)]
     sound_sizes = [joint_states_at_depth(game, partition, k) for k in range(game.depth + 1)]
     signal_tree = {
@@ -273,12 +286,18 @@ def gameshrink(game: OrderedSignalGame) -> Abstraction:
         "game_tree_internal_nodes_after_paper_merges": _paper_internal_nodes(game, paper_sizes),
     }
     splits = sum(map(sum, partition.counts())) - sum(map(sum, proposal.counts()))
+    signal_tree["proposal_without_refinement"] = {
+        "view_classes": paper["classes"], "infosets": paper["infosets"],
+        "sequences": paper["sequences"], "lp": dict(paper["lp"]),
+        "payoff_nonzeros": paper["payoff_nonzeros"],
+        "note": "GameShrink's merges lifted to views without the soundness refinement (step 1 "
+                "only); not lossless in general (Leduc: lifted NashConv 0.76)"}
     message = IDENTITY_MESSAGE if identity else (
         "merged " + ", ".join(f"player {i + 1} round {j + 1}: {views.num_views(i, j)} → "
                               f"{partition.num_classes(i, j)} views" for i in range(2)
                               for j in range(r)))
     return Abstraction(game, partition, identity, signal_tree, before, after, seconds,
-                       proposal.counts(), splits, sweeps, message)
+                       proposal.counts(), splits, sweeps, message, refine)
 
 
 __all__ = ["gameshrink", "Abstraction", "propose_view_partition", "refine_to_stable",
