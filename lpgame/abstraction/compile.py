@@ -378,12 +378,10 @@ def _payoff_nonzeros(game: OrderedSignalGame, partition: ViewPartition) -> int:
         _, weight, by_outcome, _ = joint_states(game, partition, j)
         tables = np.array([[float(u) for u in tree.leaf_payoffs(leaf)] for leaf in tree.leaves[j]])
         unique, multiplicity = np.unique(tables, axis=0, return_counts=True)
-        if by_outcome is None:
-            values = weight[:, None] * unique[:, 0][None, :]
-        else:
-            values = by_outcome @ unique.T
-        scale = np.abs(values).max() if values.size else 1.0
-        total += int(((np.abs(values) > 1e-12 * scale) * multiplicity[None, :]).sum())
+        for table, count in zip(unique, multiplicity.tolist()):   # a few dozen payoff tables
+            values = weight * table[0] if by_outcome is None else by_outcome @ table
+            scale = max(float(np.abs(values).max()), 1e-300)
+            total += count * int(np.count_nonzero(np.abs(values) > 1e-12 * scale))
     return total
 
 

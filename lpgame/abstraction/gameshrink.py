@@ -79,7 +79,7 @@ from lpgame.abstraction.views import ViewPartition
 from lpgame.limits import check_prediction
 
 IDENTITY_MESSAGE = "no isomorphic signals: the abstraction is the identity"
-BYTES_PER_DEAL = 300     # peak memory per signal-tree leaf (measured: 1.6 GB for Rhode Island)
+BYTES_PER_DEAL = 400     # peak memory per signal-tree leaf (Rhode Island: 6.5e6 leaves, ~2 GB)
 
 
 def _views_at(game: OrderedSignalGame, player: int, round_index: int, depth: int) -> np.ndarray:
