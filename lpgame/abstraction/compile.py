@@ -22,6 +22,12 @@ Joint states, their weights and outcome weights come from one ``np.unique``/``bi
 deals per round; the leaf arrays are (joint states × public leaves) broadcasts. Memory is predicted
 first (:mod:`lpgame.limits`): the unabstracted Rhode Island Hold'em (4·10⁹ leaves) is refused, and
 its sizes come from :func:`sequence_form_sizes` instead, which needs only the counts.
+
+>>> from lpgame.abstraction.ordered_game import leduc_ordered
+>>> sequence_form_sizes(leduc_ordered())["lp"]            # card-level Leduc, not built
+{'rows': 1562, 'cols': 1562, 'nnz': 8642}
+>>> compile_ordered_game(leduc_ordered()).sizes()["infosets"]
+[468, 468]
 """
 
 from __future__ import annotations

@@ -10,6 +10,14 @@ and best-response gains).
 In sequence-form indices (:mod:`lpgame.abstraction.compile`) the original sequence
 ``1 + off_{i,j} + w·P_{i,j} + s`` takes the behaviour of the abstract sequence
 ``1 + off'_{i,j} + class(w)·P_{i,j} + s``: one integer map per player, applied by numpy indexing.
+
+>>> from lpgame.abstraction import compile_ordered_game, gameshrink, toy_ordered
+>>> shrunk = gameshrink(toy_ordered())
+>>> original, abstract = compile_ordered_game(toy_ordered()), shrunk.compile()
+>>> import lpgame
+>>> lifted = lift_strategies(original, abstract, lpgame.solve(abstract).strategies)
+>>> lifted[0]["J1"] == lifted[0]["J2"], sorted(lifted[0])[:3]
+(True, ['J1', 'J1 check bet', 'J2'])
 """
 
 from __future__ import annotations

@@ -28,6 +28,13 @@ weights with isomorphic subtrees. Two implementations decide it:
 Algorithm 1 calls isomorphic is merged in a union-find structure (networkx's ``UnionFind``).
 :func:`filtered_signal_tree_sizes` counts the nodes of the filtered signal tree that results (one
 node per class of siblings, recursively): for the paper's Figure 1 game 1 + 4 + 12 → 1 + 2 + 4.
+
+>>> from lpgame.abstraction.ordered_game import toy_ordered
+>>> toy = toy_ordered()
+>>> filtered_signal_tree_sizes(toy, canonical_classes(toy))
+[1, 2, 4]
+>>> game_shrink_signal_tree(toy)[1][()]          # player 1's card: {J1, J2}, {K1, K2}
+[[0, 1], [2, 3]]
 """
 
 from __future__ import annotations

@@ -17,6 +17,13 @@
 
 The result's ``extra["abstraction"]`` is :meth:`~lpgame.abstraction.gameshrink.Abstraction.report`
 plus ``certificate_game``.
+
+>>> import lpgame
+>>> result = lpgame.solve("gameshrink_toy", abstraction="gameshrink", exact=True)
+>>> result.value, result.certificate.nash_conv
+(Fraction(0, 1), Fraction(0, 1))
+>>> result.extra["abstraction"]["after"]["game_tree_internal_nodes"]
+19
 """
 
 from __future__ import annotations
