@@ -58,7 +58,7 @@ def solve_case(time_limit: float, solver: str) -> dict:
     import lpgame
     from lpgame.abstraction import gameshrink
     from lpgame.equilibria.zero_sum import solve_zero_sum
-    from lpgame.errors import SolverTimeLimitError
+    from lpgame.errors import ModelTooLargeError, SolverTimeLimitError
     from lpgame.sequence_form import SequenceForm
 
     out: dict = {}
@@ -66,7 +66,12 @@ def solve_case(time_limit: float, solver: str) -> dict:
     shrunk = gameshrink(lpgame.games.make("rhode_island_holdem"))
     out["shrink_seconds"] = time.perf_counter() - start
     note_progress(**out)
-    abstract = shrunk.compile()
+    try:
+        abstract = shrunk.compile()
+    except ModelTooLargeError as exc:     # a MemoryError subclass: report it as what it is
+        out["status"] = "refused before building (ModelTooLargeError)"
+        out["message"] = str(exc)
+        return out
     out["compile_seconds"] = time.perf_counter() - start - out["shrink_seconds"]
     out["abstract_terminals"] = int(abstract.index.num_terminals)
     note_progress(**out)

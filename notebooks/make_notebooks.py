@@ -768,191 +768,150 @@ def lossless_abstraction() -> list:
         **Theorem 2**: any Nash equilibrium of the smaller, filtered game, copied to every merged
         signal, is a Nash equilibrium of the original game — the abstraction is *lossless*.
 
-        This notebook runs the idea on the paper's toy game (Fig. 1) and on Leduc poker, and checks
-        Theorem 2 exactly: the lifted strategies have NashConv 0 in the original game.
+        lpgame implements this in `lpgame.abstraction`: games with ordered signals (Def. 1), the
+        signal tree (Def. 4), Algorithms 1 and 2, and lifting. This notebook runs it on the paper's toy
+        game (Fig. 1), shows a pitfall (a merge found between siblings is not yet an information
+        filter), and shrinks Leduc poker; Theorem 2 is checked by best responses in the original games.
         """),
-        code(SETUP + "\n\nfrom fractions import Fraction\n\nimport numpy as np\n\n" + TABLE_HELPER),
+        code(SETUP + "\n\nfrom fractions import Fraction\n\n" + TABLE_HELPER),
         md(r"""
         ## The toy game of Figure 1
 
         A deck J1, J2, K1, K2. Player 1 gets a card (1/4 each), player 2 one of the other three (1/3
-        each). Kuhn's betting, actions `c` (check, or fold when facing a bet) and `b` (bet, or call):
-        after `cc` the higher rank wins 1, after `bb` or `cbb` it wins 2, a fold (`bc`, `cbc`) loses 1,
-        and equal ranks tie. As a rules object, dealt in two chance steps so that the same class
-        also describes the abstract game:
+        each). Kuhn's betting (check or bet 1; facing a bet, fold or call): after check–check the higher
+        rank wins 1, after a called bet 2, a fold loses 1, equal ranks tie. In lpgame it is a *game
+        with ordered signals*: a deck, one round with one private card each, limit betting and a
+        hand-strength function (here the rank). It is compiled to the sequence form by broadcasting
+        the deals against the betting tree, without building the game tree:
         """),
         code('''
-        from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER
+        from lpgame.abstraction import gameshrink
 
-        TERMINAL_HISTORIES = ("cc", "bc", "bb", "cbc", "cbb")
-
-
-        class TwoRankPoker:
-            """Kuhn betting; player 1's card from ``first`` {card: p}, player 2's from ``second(card1)``;
-            a card's rank is its first letter (J < K)."""
-
-            num_players = 2
-
-            def __init__(self, first, second, name):
-                self.first, self.second, self.name = first, second, name
-
-            def initial_state(self):
-                return ((), "")
-
-            def current_player(self, state):
-                cards, history = state
-                if len(cards) < 2:
-                    return CHANCE_PLAYER
-                return TERMINAL_PLAYER if history in TERMINAL_HISTORIES else len(history) % 2
-
-            def chance_outcomes(self, state):
-                cards, _ = state
-                return list((self.first if not cards else self.second(cards[0])).items())
-
-            def legal_actions(self, state):
-                return ["c", "b"]
-
-            def apply(self, state, action):
-                cards, history = state
-                return (cards + (action,), history) if len(cards) < 2 else (cards, history + action)
-
-            def infoset_key(self, state):
-                cards, history = state
-                return cards[len(history) % 2] + (" " + history if history else "")
-
-            def payoffs(self, state):
-                return showdown(*state)
-
-
-        def showdown(cards, history):
-            """Player 1's and player 2's payoffs after ``history`` with cards (card1, card2)."""
-            if history in ("bc", "cbc"):                       # a fold: the bettor takes 1
-                return (1, -1) if history == "bc" else (-1, 1)
-            stake = 1 if history == "cc" else 2
-            rank1, rank2 = cards[0][0], cards[1][0]
-            if rank1 == rank2:
-                return (0, 0)
-            return (stake, -stake) if rank1 == "K" else (-stake, stake)
-
-
-        deck = ["J1", "J2", "K1", "K2"]
-        original = lpgame.expand(TwoRankPoker({c: Fraction(1, 4) for c in deck},
-                                              lambda c1: {c: Fraction(1, 3) for c in deck if c != c1},
-                                              "toy game"))
+        toy = lpgame.games.make("gameshrink_toy")
+        original = toy.compile()
         sizes = original.sizes()
-        internal = sizes["chance_nodes"] + sum(sizes["decision_nodes"])
-        print(sizes, "  internal nodes:", internal)
+        internal = sizes["internal_nodes"]
+        print(toy)
+        print(sizes)
         '''),
         md(r"""
         ## GameShrink on its signal tree
 
-        The signal tree of this game has the root, player 1's card (level 1) and player 2's card
-        (level 2, the leaves). `ordered_game_isomorphic` is Algorithm 1: two leaves are isomorphic when
-        the payoffs agree for every terminal betting history; two inner nodes when their children can
-        be matched one to one (a perfect matching of a bipartite graph) with equal probabilities and
-        isomorphic subtrees. GameShrink (Algorithm 2) compares every pair of siblings and merges the
-        isomorphic ones with union-find. (Written out here for this game's two-level signal tree; the
-        paper's version works level by level on any game with ordered signals.)
+        The signal tree has the root, player 1's card (level 1) and player 2's card (level 2, the
+        leaves). `game_shrink_signal_tree` is Algorithm 2 with the literal Algorithm 1: for every
+        pair of siblings, a bipartite graph of their children (an edge when the probabilities are equal
+        and the subtrees isomorphic, recursively; at the leaves, equal payoffs for every betting
+        history), a perfect matching (networkx), and union-find merges. lpgame's fast path gets the
+        same classes from bottom-up canonical forms (two subtrees are isomorphic exactly when their
+        multisets of (probability, child's class) agree).
         """),
         code('''
-        from itertools import permutations
+        from lpgame.abstraction.signal_tree import (
+            canonical_classes,
+            game_shrink_signal_tree,
+            sibling_classes_fast,
+        )
 
-        import networkx as nx
-
-
-        def children(path):
-            """Signal-tree children of the node reached by the cards in ``path``, with probabilities."""
-            if not path:
-                return {c: Fraction(1, 4) for c in deck}
-            return {c: Fraction(1, 3) for c in deck if c not in path}
-
-
-        def ordered_game_isomorphic(x, y):
-            if len(x) == 2:                                     # leaves: payoffs for every history
-                return all(showdown(x, h) == showdown(y, h) for h in TERMINAL_HISTORIES)
-            cx, cy = children(x), children(y)
-            if len(cx) != len(cy):
-                return False
-            graph = nx.Graph()
-            graph.add_nodes_from([("x", a) for a in cx] + [("y", b) for b in cy])
-            graph.add_edges_from((("x", a), ("y", b)) for a in cx for b in cy
-                                 if cx[a] == cy[b] and ordered_game_isomorphic(x + (a,), y + (b,)))
-            matching = nx.bipartite.maximum_matching(graph, top_nodes=[("x", a) for a in cx])
-            return len(matching) == 2 * len(cx)                # a perfect matching
+        literal = game_shrink_signal_tree(toy)
+        assert literal == sibling_classes_fast(toy, canonical_classes(toy))
+        names = toy.signals
 
 
-        def game_shrink(parent):
-            """Classes of the children of ``parent`` under ordered game isomorphism (union-find)."""
-            uf = nx.utils.UnionFind(children(parent))
-            for a in children(parent):
-                for b in children(parent):
-                    if a < b and ordered_game_isomorphic(parent + (a,), parent + (b,)):
-                        uf.union(a, b)
-            return sorted(sorted(c) for c in uf.to_sets())
+        def named(classes):
+            return [[names[c] for c in cls] for cls in classes]
 
 
-        filters = {"player 1's card": game_shrink(())}
-        for card in deck:
-            filters[f"player 2's card after {card}"] = game_shrink((card,))
+        filters = {"player 1's card": named(literal[1][()])}
+        for card in range(4):
+            filters[f"player 2's card after {names[card]}"] = named(literal[2][(card,)])
         show_table(["level", "classes"], [(k, v) for k, v in filters.items()])
         '''),
         md(r"""
         The classes are those of Figure 1: player 1's J1 ~ J2 and K1 ~ K2; below player 1's J1 the two
-        Kings merge, below K1 the two Jacks. In the **filtered game** each class is one signal whose
-        probability is the sum of its members': player 1 gets J or K with 1/2 each, and then
-        player 2 gets the other Jack with 1/3 or a King with 2/3 (after a J), or a Jack with 2/3 or
-        the other King with 1/3 (after a K).
+        Kings merge, below K1 the two Jacks. These merges are between *siblings*, but player 2 does not
+        see player 1's card: an information filter must treat a view of player 2 (here just the own
+        card) the same in every context player 2 cannot tell apart. `gameshrink` therefore turns the
+        merges into a partition of each player's views and refines it until it is provably lossless
+        (the argument is in `lpgame/abstraction/gameshrink.py`). Here both players end with
+        {J1, J2}, {K1, K2}; in the filtered game player 1 gets J or K with 1/2 each, then player 2 the
+        other Jack with 1/3 or a King with 2/3 (after a J), or a Jack with 2/3 or the other King with
+        1/3 (after a K).
         """),
         code('''
-        def second_abstract(first_card):
-            return ({"J": Fraction(1, 3), "K": Fraction(2, 3)} if first_card == "J"
-                    else {"J": Fraction(2, 3), "K": Fraction(1, 3)})
-
-
-        abstract = lpgame.expand(TwoRankPoker({"J": Fraction(1, 2), "K": Fraction(1, 2)}, second_abstract,
-                                              "toy game, abstracted"))
+        shrunk = gameshrink(toy)
+        abstract = shrunk.compile()
         abstract_sizes = abstract.sizes()
-        abstract_internal = abstract_sizes["chance_nodes"] + sum(abstract_sizes["decision_nodes"])
-        show_table(["", "internal nodes", "all nodes", "sequences per player", "LP rows × cols"],
-                   [(g.name, i, g.sizes()["nodes"], g.sizes()["sequences"],
-                     "{rows} × {cols}".format(**lpgame.solve(g).size))
-                    for g, i in ((original, internal), (abstract, abstract_internal))])
+        abstract_internal = abstract_sizes["internal_nodes"]
+        print(shrunk.message)
+        chance, _ = abstract.index.exact_terminal_data()
+        print("chance of the abstract deals:", sorted({str(p) for p in chance}))
+        show_table(["", "inner nodes", "all nodes", "sequences per player", "LP rows × cols"],
+                   [(g.name, g.sizes()["internal_nodes"], g.sizes()["nodes"], g.sizes()["sequences"],
+                     "{rows} × {cols}".format(**lpgame.solve(g).size)) for g in (original, abstract)])
         '''),
         md(r"""
         "The algorithm reduces the game tree from 53 nodes to 19 nodes" (the paper counts inner
-        nodes). Now Theorem 2: solve the small game, copy its strategy to every member of each class
-        (J1 and J2 play what J plays), and evaluate the result *exactly* in the original game.
+        nodes). Now Theorem 2: `lpgame.solve(..., abstraction="gameshrink")` solves the small game,
+        copies its strategy to every member of each class (J1 and J2 play what J plays) and computes
+        the certificate — best responses — *exactly* in the original game.
         """),
         code('''
-        def lift(strategy, classes):
-            """Copy an abstract strategy {infoset: ...} to every member of each merged signal."""
-            out = {}
-            for label, row in strategy.items():
-                signal, _, history = label.partition(" ")
-                for member in classes[signal]:
-                    out[member + (" " + history if history else "")] = dict(row)
-            return out
-
-
-        toy_classes = {"J": ["J1", "J2"], "K": ["K1", "K2"]}
-        abstract_solution = lpgame.solve(abstract, exact=True)
-        lifted = [lift(s, toy_classes) for s in abstract_solution.strategies]
-        toy_check = lpgame.evaluate(original, lifted, exact=True)
+        lifted = lpgame.solve(toy, abstraction="gameshrink", exact=True)
         original_solution = lpgame.solve(original, exact=True)
+        abstract_solution = lpgame.solve(abstract, exact=True)
+        toy_check = lpgame.evaluate(original, lifted.strategies, exact=True)
         print("abstract game value:", abstract_solution.value,
               "  original game value:", original_solution.value)
         print("lifted profile in the original game: values", [str(v) for v in toy_check.values],
               " NashConv", toy_check.nash_conv)
+        show_table(["player 1's information set", "check/fold", "bet/call"],
+                   [(k, *[str(p) for p in row.values()]) for k, row in lifted.strategies[0].items()])
         '''),
         md(r"""
+        ## The pitfall: sibling merges are not yet a filter
+
+        In Kuhn poker (J < Q < K, all ranks distinct) the literal Algorithm 2 still finds merges:
+        below player 1's J, player 2's Q and K are isomorphic siblings (both win every showdown). But
+        player 2 holding a Q cannot tell whether player 1 holds the J or the K, so no partition of
+        player 2's views contains that merge: the sound filter is the identity, and lpgame says so.
+
+        A second trap: matching *contexts* is not enough either. In Leduc, player 1's J with a Q on the
+        board and with a K on the board lose and tie with the same probabilities, so GameShrink's
+        matching merges them — but player 2's information sets tell the two boards apart. Without
+        the refinement the "abstract equilibrium" is far from an equilibrium of Leduc:
+        """),
+        code('''
+        from lpgame.abstraction import compile_ordered_game, leduc_ordered, lift_strategies
+
+        kuhn = gameshrink(lpgame.abstraction.kuhn_ordered())
+        print("Kuhn: sibling merges leave", kuhn.signal_tree["per_depth_after_paper_merges"],
+              "signal-tree nodes per level; filter:", kuhn.message)
+
+        leduc_signals = leduc_ordered()
+        leduc_original = compile_ordered_game(leduc_signals)
+        pitfall = {}
+        for label, refine in (("sound filter", True), ("GameShrink proposal, unrefined", False)):
+            s = gameshrink(leduc_signals, refine=refine)
+            g = s.compile()
+            strategies = lift_strategies(leduc_original, g, lpgame.solve(g).strategies)
+            pitfall[label] = {"classes": s.partition.counts(),
+                              "nash_conv": lpgame.evaluate(leduc_original, strategies).nash_conv}
+        show_table(["Leduc filter", "view classes per round", "lifted NashConv in Leduc"],
+                   [(k, v["classes"], f"{v['nash_conv']:.3g}") for k, v in pitfall.items()])
+        '''),
+        md(r"""
+        On Rhode Island Hold'em the unrefined proposal has exactly the size the paper reports
+        (1,237,238 LP rows, 50,428,638 nonzeros); the sound filter has 5,498,768 rows
+        (`python -m benchmarks.bench_abstraction`).
+
         ## Leduc poker: suits do not matter
 
         Leduc hold'em (Southey et al. 2005) deals from J, Q, K in two suits: one private card each, a
         bet round, one public card, a second bet round; a pair with the public card wins, otherwise the
-        higher card. Suits never enter the payoffs, so any two cards of the same rank are ordered game
-        isomorphic at every level and GameShrink merges them. lpgame can build Leduc both ways:
-        `deal="cards"` deals the six cards (as OpenSpiel does) and `deal="ranks"` deals ranks with the
-        aggregated probabilities — which is exactly the filtered game.
+        higher card. lpgame builds it both ways: `deal="cards"` deals the six cards (as OpenSpiel does)
+        and `deal="ranks"` deals ranks with aggregated probabilities. GameShrink on the card-level game
+        finds exactly the rank-level game, and the lifted equilibrium is certified in the card-level
+        tree:
         """),
         code('''
         cards_game = lpgame.games.make("leduc_poker", deal="cards")
@@ -961,25 +920,16 @@ def lossless_abstraction() -> list:
         for name, g in (("cards", cards_game), ("ranks", ranks_game)):
             r = lpgame.solve(g)
             leduc[name] = {"value": r.value, "nodes": g.sizes()["nodes"], "infosets": g.sizes()["infosets"],
-                           "sequences": g.sizes()["sequences"], "lp": r.size, "result": r}
-        show_table(["Leduc, dealt by", "value", "nodes", "information sets", "sequences", "LP rows × cols"],
-                   [(k, f"{v['value']:.7f}", v["nodes"], v["infosets"], v["sequences"],
-                     f"{v['lp']['rows']} × {v['lp']['cols']}") for k, v in leduc.items()])
-        '''),
-        md(r"""
-        Lifting the rank-level equilibrium to the card-level game: each card-level information set
-        reads the same as its rank-level one once the suits are dropped (`Js | check check | Qh` →
-        `J | check check | Q`).
-        """),
-        code('''
-        import re
-
-        sf_cards = lpgame.compile_game(cards_game)
-        rank_strategies = leduc["ranks"]["result"].strategies
-        lifted_leduc = [{label: rank_strategies[i][re.sub(r"\\b([JQK])[a-z]\\b", r"\\1", label)]
-                         for label in sf_cards.infoset_labels(i)} for i in range(2)]
-        leduc_check = lpgame.evaluate(cards_game, lifted_leduc)
-        print("lifted rank-level equilibrium in card-level Leduc: value", leduc_check.values[0],
+                           "sequences": g.sizes()["sequences"], "lp": r.size}
+        shrunk_leduc = lpgame.solve(cards_game, abstraction="gameshrink")
+        after = shrunk_leduc.extra["abstraction"]["after"]
+        show_table(["Leduc", "value", "information sets", "sequences", "LP rows × cols"],
+                   [(k, f"{v['value']:.7f}", v["infosets"], v["sequences"],
+                     f"{v['lp']['rows']} × {v['lp']['cols']}") for k, v in leduc.items()]
+                   + [("cards, GameShrink", f"{shrunk_leduc.value:.7f}", after["infosets"],
+                       after["sequences"], f"{after['lp']['rows']} × {after['lp']['cols']}")])
+        leduc_check = lpgame.evaluate(cards_game, shrunk_leduc.strategies)
+        print("lifted equilibrium in card-level Leduc: value", leduc_check.values[0],
               " NashConv", leduc_check.nash_conv)
         '''),
         summary_cell('''
@@ -990,8 +940,10 @@ def lossless_abstraction() -> list:
                     "filters": filters,
                     "values": [original_solution.value, abstract_solution.value],
                     "lifted_nash_conv": toy_check.nash_conv, "lifted_value": toy_check.values[0]},
-            "leduc": {k: {key: v[key] for key in ("value", "nodes", "infosets", "sequences", "lp")}
-                      for k, v in leduc.items()},
+            "pitfall": pitfall,
+            "leduc": leduc,
+            "leduc_abstracted": {"infosets": after["infosets"], "sequences": after["sequences"],
+                                 "lp": after["lp"]},
             "leduc_lifted": {"value": leduc_check.values[0], "nash_conv": leduc_check.nash_conv},
         }'''),
     ]

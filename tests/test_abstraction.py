@@ -506,3 +506,13 @@ def test_all_cards_are_dealt_with_their_probabilities():
             prev, _, _ = game.deals(depth - 1)
             assert (cards[:, :-1] == prev[parent]).all()
     assert sorted(map(tuple, game.deals(2)[0].tolist())) == list(itertools.permutations(range(6), 2))
+
+
+def test_certificate_in_the_abstract_game_when_the_original_is_too_large(monkeypatch):
+    # the abstract Leduc fits in 800 KB (about 0.24 MB predicted, LP 0.6 MB), the card-level one not
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "800K")
+    result = lpgame.solve("leduc_poker(deal=cards)", abstraction="gameshrink")
+    assert result.extra["abstraction"]["certificate_game"].startswith("abstract game")
+    assert "J" in result.strategies[0] and "Js" not in result.strategies[0]
+    assert result.certificate.nash_conv <= 1e-9
+    assert result.value == pytest.approx(-0.0856064240780, abs=1e-9)

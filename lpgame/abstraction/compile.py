@@ -42,6 +42,10 @@ from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex, TreeIndex
 from lpgame.limits import check_prediction
 
+# peak bytes per leaf while the index and its sequence form are built (measured on Rhode Island
+# Hold'em with 5 ranks × 2 suits, 3.2·10⁶ leaves: 484 MB)
+BYTES_PER_LEAF = 160
+
 
 def view_index(game: OrderedSignalGame) -> ViewIndex:
     """The game's :class:`ViewIndex` (built once, cached on the game)."""
@@ -198,8 +202,9 @@ def compile_ordered_game(game: OrderedSignalGame, partition: ViewPartition | Non
     tree = game.tree
     r = len(game.rounds)
     sizes = sequence_form_sizes(game, partition)
-    check_prediction(f"compiling {game.name} ({sizes['terminals']} leaves)",
-                     sizes["terminals"] * 8 * 8 + sum(sizes["infosets"]) * 200, memory_limit)
+    check_prediction(f"compiling {game.name} ({sizes['terminals']} leaves; `lpgame info NAME "
+                     "--abstraction gameshrink` reports its sizes without building it)",
+                     sizes["terminals"] * BYTES_PER_LEAF + sum(sizes["infosets"]) * 200, memory_limit)
     C = partition.counts()
     P = [[tree.num_local[j][i] for j in range(r)] for i in range(2)]
     off = [np.concatenate([[0], np.cumsum([C[i][j] * P[i][j] for j in range(r)])]).astype(np.int64)
