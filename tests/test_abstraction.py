@@ -513,6 +513,6 @@ def test_certificate_in_the_abstract_game_when_the_original_is_too_large(monkeyp
     monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "800K")
     result = lpgame.solve("leduc_poker(deal=cards)", abstraction="gameshrink")
     assert result.extra["abstraction"]["certificate_game"].startswith("abstract game")
-    assert "J" in result.strategies[0] and "Js" not in result.strategies[0]
+    assert "Js~Jh" in result.strategies[0] and "Js" not in result.strategies[0]
     assert result.certificate.nash_conv <= 1e-9
     assert result.value == pytest.approx(-0.0856064240780, abs=1e-9)
