@@ -2,6 +2,8 @@
 
 Run from the repository root: ``python -m benchmarks.bench_core`` (``--repeats N``: best of N inside
 each row, default 3; ``--peer-timeout S``: wall-clock limit of a peer's row, default 300 s;
+``--lpgame-timeout S``: the same for lpgame's rows, default 600 s; ``--memory-cap G``: address-space
+cap of every row's process in GiB, default 12;
 ``--only TEXT``: the games whose label contains TEXT).
 
 Every row runs in its own child process (:mod:`benchmarks.isolated`), so that its peak memory
@@ -10,9 +12,10 @@ only, with the reason printed. Rows:
 
 * **lpgame**: ``lpgame.solve(lpgame.games.make(...))``: build the game (rules → explicit tree, or the
   structured compile for signal games), sequence form, LP, HiGHS, behaviour strategies and the
-  certificate (NashConv by the independent best-response path). "solver s" is the backend alone
-  (for Gambit, lp_solve alone) and "tot/solver" the overhead of everything else (issue 6 target:
-  at most 1.5 on games over 10^5 nodes). Games: Kuhn; Leduc with rank-level and card-level chance
+  certificate (NashConv by the independent best-response path). "build s" is building the game,
+  "solver s" the backend alone (for Gambit, lp_solve alone) and "rest/solver" everything after
+  the build (sequence form, LP, backend, strategies, certificate) over the backend's time (issue 6
+  target: at most 1.5 on games over 10^5 nodes). Games: Kuhn; Leduc with rank-level and card-level chance
   (lpgame/games/leduc.py); Goofspiel with 4 cards (random prize order, bids revealed); Liar's dice
   with one six-sided die each; One-Card Poker OCP(N) for N = 1000, 5000, 100000 (notes §1.7;
   compressed showdown payoffs).
@@ -139,6 +142,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--peer-timeout", type=float, default=300.0)
+    parser.add_argument("--lpgame-timeout", type=float, default=600.0)
+    parser.add_argument("--memory-cap", type=float, default=12.0,
+                        help="address-space cap of each row's process, GiB (a peer that needs more "
+                             "ends with 'out of memory' instead of meeting the OOM killer)")
     parser.add_argument("--only", default="")
     args = parser.parse_args(argv)
     have_openspiel, have_gambit = _available("pyspiel"), _available("pygambit")
@@ -147,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     if not have_gambit:
         print("Gambit (pygambit) is not installed: its rows are left out.")
 
-    header = (f"{'game':<16} {'tool':<26} {'seconds':>8} {'solver s':>8} {'tot/solver':>10} "
+    header = (f"{'game':<16} {'tool':<26} {'seconds':>8} {'build s':>7} {'solver s':>8} {'rest/solver':>11} "
               f"{'peak MiB':>8} {'value':>16} {'nash_conv':>9}  {'LP size':<44} {'peer/lpgame':>11}")
     print(f"best of {args.repeats} runs per row, each row in its own process; peers on a "
           f"{args.peer_timeout:g} s limit")
@@ -156,7 +163,8 @@ def main(argv: list[str] | None = None) -> None:
     for label, name, params, spiel_name, with_gambit in GAMES:
         if args.only.lower() not in label.lower():
             continue
-        cases = [("lpgame solve", "lpgame_case", {"name": name, "params": params}, 3600.0)]
+        cases = [("lpgame solve", "lpgame_case", {"name": name, "params": params},
+                  args.lpgame_timeout)]
         if spiel_name and have_openspiel:
             cases.append(("OpenSpiel LP + nash_conv", "openspiel_case", {"game_string": spiel_name},
                           args.peer_timeout))
@@ -166,10 +174,11 @@ def main(argv: list[str] | None = None) -> None:
         reference = None
         for tool, function, kwargs, timeout in cases:
             child = run_isolated(f"benchmarks.bench_core:{function}",
-                                 {**kwargs, "repeats": args.repeats}, timeout=timeout)
+                                 {**kwargs, "repeats": args.repeats}, timeout=timeout,
+                                 memory_cap=int(args.memory_cap * 2**30))
             peak = f"{child.peak_rss_bytes / 2**20:>8.0f}"
             if child.status != "ok":
-                print(f"{label:<16} {tool:<26} {child.wall_seconds:>8.1f} {'':>8} {'':>10} {peak} "
+                print(f"{label:<16} {tool:<26} {child.wall_seconds:>8.1f} {'':>7} {'':>8} {'':>11} {peak} "
                       f"{child.status}: {child.error[:150]}", flush=True)
                 continue
             r = child.data
@@ -177,10 +186,11 @@ def main(argv: list[str] | None = None) -> None:
                 reference = r["seconds"]
             ratio = "" if tool.startswith("lpgame") else f"{r['seconds'] / reference:.1f}"
             highs = f"{r['solve']:.3f}" if "solve" in r else "—"
-            overhead = (f"{r['seconds'] / r['solve']:.2f}"
-                        if "solve" in r and tool.startswith("lpgame") else "—")
+            lp_tool = tool.startswith("lpgame")
+            build = f"{r['build']:.3f}" if lp_tool else "—"
+            overhead = f"{(r['seconds'] - r['build']) / r['solve']:.2f}" if lp_tool else "—"
             nash_conv = f"{r['nash_conv']:.1e}" if "nash_conv" in r else "—"
-            print(f"{label:<16} {tool:<26} {r['seconds']:>8.3f} {highs:>8} {overhead:>10} {peak} "
+            print(f"{label:<16} {tool:<26} {r['seconds']:>8.3f} {build:>7} {highs:>8} {overhead:>11} {peak} "
                   f"{r['value']:>16.11f} {nash_conv:>9}  {r['lp']:<44} {ratio:>11}", flush=True)
 
 
