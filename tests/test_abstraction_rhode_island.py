@@ -12,6 +12,7 @@ import pytest
 
 import lpgame
 from lpgame.abstraction import gameshrink
+from lpgame.errors import ModelTooLargeError
 from lpgame.games.rhode_island import rhode_island_ordered
 
 PAPER_ROWS_BEFORE = 91_224_226          # A@15834
@@ -88,3 +89,6 @@ def test_rhode_island_gameshrink_sizes():
     nonzeros = sum(proposal["infosets"]) + sum(proposal["sequences"]) + proposal["payoff_nonzeros"]
     assert nonzeros == PAPER_NNZ_AFTER
     assert report["seconds"] < 300
+    # the sound abstract game has 1.2·10⁸ leaves: compiling it is refused before anything is built
+    with pytest.raises(ModelTooLargeError, match="122472181 leaves"):
+        shrunk.compile(memory_limit=8 << 30)
