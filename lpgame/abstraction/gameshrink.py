@@ -49,8 +49,12 @@ values and the same best-response gains in Γ as in Γ_F: NashConv is preserved 
 equilibrium of Γ_F lifts to an equilibrium of Γ. The tests check this numerically and in exact
 arithmetic on the toy game, on card-level Leduc and on random small ordered games.
 
-``refinement_splits`` in the report counts the classes step 2 had to add to GameShrink's proposal
-(0 on every game in the catalog).
+``refinement_splits`` in the report counts the classes step 2 had to add to GameShrink's proposal:
+0 on the Figure 1 game, Kuhn and One-Card Poker; 4 on Leduc, where the proposal merges player 1's J
+with a Q and with a K on the board (both lose 3/4 and tie 1/4) although player 2's classes tell the
+boards apart — unrefined, that filter's lifted equilibrium has NashConv 0.76 in Leduc; 12,630 on
+Rhode Island Hold'em, where the unrefined proposal has exactly the paper's LP size (1,237,238 rows,
+50,428,638 nonzeros) and the sound filter 5,498,768 rows.
 """
 
 from __future__ import annotations
