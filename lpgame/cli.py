@@ -128,6 +128,9 @@ def _info_abstraction(args, progress: Progress) -> int:
     for key in ("rows", "cols", "nnz"):
         lines.append(f"  {'LP ' + key:<26}{report['before']['lp'][key]:>16,}"
                      f"{report['after']['lp'][key]:>16,}")
+    proposal = report["signal_tree"]["proposal_without_refinement"]
+    lines.append(f"  GameShrink's merges without the soundness refinement would give "
+                 f"{proposal['lp']['rows']:,} LP rows (not lossless in general)")
     lines.append("  (sizes from counts; the games are not built)")
     _emit({"game": report["game"], "abstraction": report}, args.json, "\n".join(lines))
     return 0

@@ -38,6 +38,7 @@ import numpy as np
 
 from lpgame.abstraction.ordered_game import OrderedSignalGame
 from lpgame.abstraction.views import ViewIndex, ViewPartition, encode_rows
+from lpgame.errors import InvalidGameError
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex, TreeIndex
 from lpgame.limits import check_prediction
@@ -258,6 +259,9 @@ def compile_ordered_game(game: OrderedSignalGame, partition: ViewPartition | Non
         p.infoset_actions = actions
         p.num_sequences = int(1 + off[i][-1])
         p.num_decision_nodes = sizes["decision_nodes"][i]
+        if len(set(labels)) != len(labels):
+            raise InvalidGameError(f"{game.name}: information-set labels of player {i + 1} are not "
+                                   "unique; signal labels must tell signals apart")
         p.finalize()
         players.append(p)
 

@@ -25,7 +25,9 @@ from lpgame.abstraction.ordered_game import OrderedSignalGame
 def encode_rows(rows: np.ndarray, base: int) -> np.ndarray:
     """Each row of small non-negative ints as one int64 (base-``base`` digits, first most significant)."""
     if rows.shape[1] and base ** rows.shape[1] >= 2 ** 62:
-        raise OverflowError(f"{rows.shape[1]} signals of {base} do not fit a 64-bit key")
+        from lpgame.errors import ModelTooLargeError
+        raise ModelTooLargeError(f"{rows.shape[1]} signals from a deck of {base} do not fit the "
+                                 "64-bit keys that number views and deals")
     key = np.zeros(len(rows), dtype=np.int64)
     for k in range(rows.shape[1]):
         key = key * base + rows[:, k].astype(np.int64)
