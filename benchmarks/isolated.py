@@ -141,13 +141,14 @@ def _child_main(argv: list[str]) -> None:
         import importlib
         function = getattr(importlib.import_module(module_name), function_name)
         result = {"ok": True, "data": function(**json.loads(kwargs_json))}
-    except MemoryError:
-        result = {"ok": False, "kind": "MemoryError",
-                  "error": f"MemoryError under the address-space cap of {gib(cap)}"}
     except Exception as exc:   # reported as this row's status, whatever it is
-        data = getattr(exc, "benchmark_data", {})
-        result = {"ok": False, "kind": type(exc).__name__, "error": str(exc)[:2000], "data": data,
-                  "traceback": traceback.format_exc()[-2000:]}
+        if type(exc) is MemoryError:   # not lpgame's ModelTooLargeError, a MemoryError subclass
+            result = {"ok": False, "kind": "MemoryError",
+                      "error": f"MemoryError under the address-space cap of {gib(cap)}"}
+        else:
+            result = {"ok": False, "kind": type(exc).__name__, "error": str(exc)[:2000],
+                      "data": getattr(exc, "benchmark_data", {}),
+                      "traceback": traceback.format_exc()[-2000:]}
     Path(result_path).write_text(json.dumps(result, default=float))
 
 

@@ -295,10 +295,11 @@ def cmd_export(args) -> int:
 
 def cmd_draw(args) -> int:
     import lpgame
-    from lpgame.draw import draw_strategy_heatmap, draw_tree
+    from lpgame.draw import check_drawable, draw_strategy_heatmap, draw_tree
 
     progress = Progress(args.quiet)
     game = _load(args.name, args.params, progress)
+    check_drawable(game)     # before solving: a compiled or huge game is refused at once
     strategies = None
     title = game.name
     if not args.no_solve:

@@ -58,15 +58,22 @@ def tree_layout(game: Game) -> dict:
     return pos
 
 
-def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path | None = None,
-              title: str | None = None, width: float | None = None):
-    """Draw ``game`` (and ``strategies``' probabilities) to ``path`` (PNG/SVG/PDF) or return the figure."""
+def check_drawable(game) -> None:
+    """Raise :class:`~lpgame.errors.LpgameError` unless ``game`` is an explicit tree small enough to
+    read as a picture (at most ``MAX_DRAWN_NODES`` nodes)."""
     if not isinstance(game, Game):
-        raise LpgameError("drawing needs an explicit game tree (a Game), not a compiled game")
+        raise LpgameError(f"drawing needs an explicit game tree (a Game); {game.name} is compiled "
+                          "from its signal form and has no tree to draw")
     n = game.graph.number_of_nodes()
     if n > MAX_DRAWN_NODES:
         raise LpgameError(f"{game.name} has {n} nodes; trees over {MAX_DRAWN_NODES} nodes are not "
                           "readable as a picture")
+
+
+def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path | None = None,
+              title: str | None = None, width: float | None = None):
+    """Draw ``game`` (and ``strategies``' probabilities) to ``path`` (PNG/SVG/PDF) or return the figure."""
+    check_drawable(game)
     plt = _pyplot()
     from matplotlib.patches import PathPatch
     from matplotlib.path import Path

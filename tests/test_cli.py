@@ -128,6 +128,13 @@ def test_draw_refuses_a_tree_too_large_to_read(capsys, tmp_path):
     assert code == 2 and "not readable" in err
 
 
+def test_draw_refuses_a_compiled_game_before_solving(capsys, tmp_path):
+    out = tmp_path / "ocp.png"
+    code, _, err = run(capsys, "draw", "one_card_poker", "N=3", "--out", str(out))
+    assert code == 2 and "has no tree to draw" in err
+    assert "solving" not in err and not out.exists()
+
+
 def test_export_latex_row_by_row(capsys, tmp_path):
     path = tmp_path / "mp.tex"
     code, _, _ = run(capsys, "export", "matching_pennies", "--latex", str(path), "--quiet")
