@@ -257,6 +257,15 @@ def test_lossless_abstraction_notebook():
     assert summary["leduc_lifted"]["value"] == pytest.approx(-0.0856064, abs=5e-8)
     ranks = lpgame.solve(lpgame.games.make("leduc_poker", deal="ranks"))
     assert ranks.value == pytest.approx(leduc["ranks"]["value"], abs=1e-9)
+    # the pitfall: GameShrink's unrefined proposal merges boards that player 2 tells apart, and its
+    # lifted equilibrium is far from one in Leduc; the sound filter's is one
+    pitfall = summary["pitfall"]
+    assert pitfall["sound filter"]["nash_conv"] < 1e-9
+    assert pitfall["GameShrink proposal, unrefined"]["nash_conv"] > 0.5
+    # view classes per player and round: the sound filter is Leduc by ranks (3 hands, 3 × 3 boards)
+    assert pitfall["sound filter"]["classes"] == [[3, 9], [3, 9]]
+    unrefined = pitfall["GameShrink proposal, unrefined"]["classes"]
+    assert all(u[1] < 9 for u in unrefined)
 
 
 # ---------------------------------------------------------------------------------------- notebook 5
