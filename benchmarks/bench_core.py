@@ -16,16 +16,19 @@ only, with the reason printed. Rows:
   "solver s" the backend alone (for Gambit, lp_solve alone) and "rest/solver" everything after
   the build (sequence form, LP, backend, strategies, certificate) over the backend's time (issue 6
   target: at most 1.5 on games over 10^5 nodes). Games: Kuhn; Leduc with rank-level and card-level chance
-  (lpgame/games/leduc.py); Goofspiel with 4 cards (random prize order, bids revealed); Liar's dice
+  (lpgame/games/leduc.py; "Leduc (cards)" is OpenSpiel's card-level game in lpgame's signal form,
+  ``lpgame.abstraction.leduc_ordered()``, its deal × betting index built by broadcasting, which the
+  tests check equals the explicit tree; "Leduc (cards,tree)" is the same game expanded from its
+  rules object into a networkx tree); Goofspiel with 4 cards (random prize order, bids revealed); Liar's dice
   with one six-sided die each; One-Card Poker OCP(N) for N = 1000, 5000, 100000 (notes §1.7;
   compressed showdown payoffs).
 * **OpenSpiel** 2.0.2, ``sequence_form_lp.solve_zero_sum_game`` (two LPs with dense matrices, in
-  cvxpy) after ``pyspiel.load_game``, plus ``exploitability.nash_conv`` of its answer so that both
-  sides include a certificate. Its default cvxpy solver ECOS is not installed with current cvxpy and
-  its ECOS options are passed to any solver, so it runs on cvxpy's HiGHS with those options emptied
-  (notes/peers.md). Goofspiel is OpenSpiel's ``goofspiel(num_cards=4, points_order=random,
-  returns_type=point_difference)`` made turn-based, the same game as lpgame's up to the affine map
-  u ↦ 2u − k(k+1)/2 (so its value is 0 where lpgame's is k(k+1)/4 = 5).
+  cvxpy) after ``pyspiel.load_game``, and again with ``exploitability.nash_conv`` of its answer
+  so that both sides include a certificate. Its default cvxpy solver ECOS is not installed with
+  current cvxpy and its ECOS options are passed to any solver, so it runs on cvxpy's HiGHS with
+  those options emptied (notes/peers.md). Goofspiel is OpenSpiel's ``goofspiel(num_cards=4,
+  points_order=random, returns_type=point_difference)`` made turn-based, the same game as lpgame's
+  up to the affine map u ↦ 2u − k(k+1)/2 (so its value is 0 where lpgame's is k(k+1)/4 = 5).
 * **Gambit** (pygambit) ``nash.lp_solve`` in floating point on the game written by lpgame's
   ``.efg`` writer and read back by ``pygambit.read_efg`` (reading included in its time).
 
@@ -47,18 +50,21 @@ if __package__ in (None, ""):        # run as a script: make the repository impo
 
 from benchmarks.isolated import run_isolated  # noqa: E402
 
-# label, lpgame catalog name and parameters, OpenSpiel game string (or None), Gambit (True/False)
+# label, lpgame's game (catalog name or "module:function") and parameters, OpenSpiel game string
+# (or None), the catalog game whose explicit tree Gambit reads from an .efg file (or None)
+LEDUC_CARDS = ("leduc_poker", {"deal": "cards"})
 GAMES = [
-    ("Kuhn", "kuhn_poker", {}, "kuhn_poker", True),
-    ("Leduc (ranks)", "leduc_poker", {"deal": "ranks"}, None, False),
-    ("Leduc (cards)", "leduc_poker", {"deal": "cards"}, "leduc_poker", True),
+    ("Kuhn", "kuhn_poker", {}, "kuhn_poker", ("kuhn_poker", {})),
+    ("Leduc (ranks)", "leduc_poker", {"deal": "ranks"}, None, None),
+    ("Leduc (cards)", "lpgame.abstraction:leduc_ordered", {}, "leduc_poker", LEDUC_CARDS),
+    ("Leduc (cards,tree)", *LEDUC_CARDS, None, None),
     ("Goofspiel 4", "goofspiel", {"cards": 4},
      "turn_based_simultaneous_game(game=goofspiel(num_cards=4,points_order=random,"
-     "returns_type=point_difference))", True),
-    ("Liar's dice D26", "liars_dice", {"players": 2, "faces": 6}, "liars_dice", False),
-    ("OCP(1000)", "one_card_poker", {"N": 1000}, None, False),
-    ("OCP(5000)", "one_card_poker", {"N": 5000}, None, False),
-    ("OCP(100000)", "one_card_poker", {"N": 100_000}, None, False),
+     "returns_type=point_difference))", ("goofspiel", {"cards": 4})),
+    ("Liar's dice D26", "liars_dice", {"players": 2, "faces": 6}, "liars_dice", None),
+    ("OCP(1000)", "one_card_poker", {"N": 1000}, None, None),
+    ("OCP(5000)", "one_card_poker", {"N": 5000}, None, None),
+    ("OCP(100000)", "one_card_poker", {"N": 100_000}, None, None),
 ]
 
 
@@ -73,25 +79,35 @@ def _best_of(repeats: int, run) -> dict:
     return best
 
 
+def _make(name: str, params: dict):
+    """A catalog game, or ``"module:function"`` called with ``params`` (a signal-form game)."""
+    if ":" in name:
+        import importlib
+        module, function = name.split(":")
+        return getattr(importlib.import_module(module), function)(**params)
+    import lpgame
+    return lpgame.games.make(name, **params)
+
+
 def lpgame_case(name: str, params: dict, repeats: int) -> dict:
     """lpgame's row (runs in the child process)."""
     import lpgame
 
     def run() -> dict:
         start = time.perf_counter()
-        game = lpgame.games.make(name, **params)
+        game = _make(name, params)
         built = time.perf_counter() - start
         result = lpgame.solve(game)
         size = result.size
         return {"value": float(result.value), "build": built, "solve": result.seconds["solve"],
-                "nodes": int(game.sizes()["nodes"]),
                 "lp": f"1 LP {size['rows']}×{size['cols']}, nnz {size['nnz']} (sparse)",
                 "nash_conv": float(result.certificate.nash_conv)}
     return _best_of(repeats, run)
 
 
-def openspiel_case(game_string: str, repeats: int) -> dict:
-    """OpenSpiel's row: load, two dense LPs on cvxpy's HiGHS, NashConv (runs in the child)."""
+def openspiel_case(game_string: str, repeats: int, with_nash_conv: bool) -> dict:
+    """OpenSpiel's row: load, two dense LPs on cvxpy's HiGHS, and its NashConv when
+    ``with_nash_conv`` (runs in the child)."""
     import pyspiel
     from open_spiel.python import policy as os_policy
     from open_spiel.python.algorithms import exploitability, lp_solver, sequence_form_lp
@@ -105,9 +121,11 @@ def openspiel_case(game_string: str, repeats: int) -> dict:
             value, _, policy0, policy1 = sequence_form_lp.solve_zero_sum_game(game, solver="HIGHS")
         finally:
             solve.__defaults__ = saved
-        merged = os_policy.merge_tabular_policies([policy0, policy1], game)
-        return {"value": float(value), "lp": "2 LPs (dense)",
-                "nash_conv": float(exploitability.nash_conv(game, merged))}
+        out = {"value": float(value), "lp": "2 LPs (dense)"}
+        if with_nash_conv:
+            merged = os_policy.merge_tabular_policies([policy0, policy1], game)
+            out["nash_conv"] = float(exploitability.nash_conv(game, merged))
+        return out
     return _best_of(repeats, run)
 
 
@@ -154,23 +172,25 @@ def main(argv: list[str] | None = None) -> None:
     if not have_gambit:
         print("Gambit (pygambit) is not installed: its rows are left out.")
 
-    header = (f"{'game':<16} {'tool':<26} {'seconds':>8} {'build s':>7} {'solver s':>8} {'rest/solver':>11} "
+    header = (f"{'game':<18} {'tool':<26} {'seconds':>8} {'build s':>7} {'solver s':>8} {'rest/solver':>11} "
               f"{'peak MiB':>8} {'value':>16} {'nash_conv':>9}  {'LP size':<44} {'peer/lpgame':>11}")
     print(f"best of {args.repeats} runs per row, each row in its own process; peers on a "
           f"{args.peer_timeout:g} s limit")
     print(header)
     print("-" * len(header))
-    for label, name, params, spiel_name, with_gambit in GAMES:
+    for label, name, params, spiel_name, gambit_game in GAMES:
         if args.only.lower() not in label.lower():
             continue
         cases = [("lpgame solve", "lpgame_case", {"name": name, "params": params},
                   args.lpgame_timeout)]
         if spiel_name and have_openspiel:
-            cases.append(("OpenSpiel LP + nash_conv", "openspiel_case", {"game_string": spiel_name},
-                          args.peer_timeout))
-        if with_gambit and have_gambit:
-            cases.append(("Gambit lp_solve (float)", "gambit_case", {"name": name, "params": params},
-                          args.peer_timeout))
+            for tool, with_nash_conv in (("OpenSpiel LP", False), ("OpenSpiel LP + nash_conv", True)):
+                cases.append((tool, "openspiel_case",
+                              {"game_string": spiel_name, "with_nash_conv": with_nash_conv},
+                              args.peer_timeout))
+        if gambit_game and have_gambit:
+            cases.append(("Gambit lp_solve (float)", "gambit_case",
+                          {"name": gambit_game[0], "params": gambit_game[1]}, args.peer_timeout))
         reference = None
         for tool, function, kwargs, timeout in cases:
             child = run_isolated(f"benchmarks.bench_core:{function}",
@@ -178,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
                                  memory_cap=int(args.memory_cap * 2**30))
             peak = f"{child.peak_rss_bytes / 2**20:>8.0f}"
             if child.status != "ok":
-                print(f"{label:<16} {tool:<26} {child.wall_seconds:>8.1f} {'':>7} {'':>8} {'':>11} {peak} "
+                print(f"{label:<18} {tool:<26} {child.wall_seconds:>8.1f} {'':>7} {'':>8} {'':>11} {peak} "
                       f"{child.status}: {child.error[:150]}", flush=True)
                 continue
             r = child.data
@@ -190,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
             build = f"{r['build']:.3f}" if lp_tool else "—"
             overhead = f"{(r['seconds'] - r['build']) / r['solve']:.2f}" if lp_tool else "—"
             nash_conv = f"{r['nash_conv']:.1e}" if "nash_conv" in r else "—"
-            print(f"{label:<16} {tool:<26} {r['seconds']:>8.3f} {build:>7} {highs:>8} {overhead:>11} {peak} "
+            print(f"{label:<18} {tool:<26} {r['seconds']:>8.3f} {build:>7} {highs:>8} {overhead:>11} {peak} "
                   f"{r['value']:>16.11f} {nash_conv:>9}  {r['lp']:<44} {ratio:>11}", flush=True)
 
 
