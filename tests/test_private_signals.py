@@ -119,6 +119,25 @@ def test_compressed_lp_has_the_plain_lps_value(cards):
         result.certificate.nash_conv, abs=1e-12)
 
 
+def test_many_signals_go_to_the_interior_point_method_and_stay_certified():
+    """From IPM_SIGNALS_THRESHOLD cards the compressed LP is solved by IPM (simplex needs O(N)
+    iterations on the cumulative chains). With payoffs stated per deal the LP's values were O(N²)
+    and HiGHS's IPM declared OCP(5000) dual infeasible; the LP is now scaled by 1/N. The answer is
+    checked by the independent best-response computation, and against simplex."""
+    from lpgame.equilibria.security import IPM_SIGNALS_THRESHOLD
+    from lpgame.equilibria.zero_sum import solve_zero_sum
+
+    game = lpgame.games.make("one_card_poker", N=IPM_SIGNALS_THRESHOLD)
+    assert solve_zero_sum(lpgame.compile_game(game)).lp_solution.info["ipm_iterations"] > 0
+    result = lpgame.solve(game)
+    assert result.certificate.nash_conv <= 1e-9
+    # the value of the returned profile, computed bottom-up, is the LP value
+    assert lpgame.evaluate(game, result.strategies).values[0] == pytest.approx(result.value, abs=1e-9)
+    by_simplex = lpgame.solve(game, solver="simplex")
+    assert by_simplex.value == pytest.approx(result.value, abs=1e-9)
+    assert result.value == pytest.approx(-0.0556, abs=5e-4)   # thesis Table 5.1: OCP(1000), OCP(5000)
+
+
 def test_compressed_lp_nonzeros_grow_linearly():
     from lpgame.equilibria.security import security_lp
 

@@ -36,7 +36,10 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
     out = []
     for i in range(2):
         built = security_lp(sf, player=i, payoff_player=i, exact=exact)
-        solution = solve_lp(built.lp, backend=backend, **options)
+        chosen = dict(options)
+        if built.preferred_solver is not None:
+            chosen.setdefault("solver", built.preferred_solver)
+        solution = solve_lp(built.lp, backend=backend, **chosen)
         plans = [None, None]
         if exact:
             certified = certify_basis(built.lp, solution)

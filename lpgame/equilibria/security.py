@@ -31,6 +31,9 @@ from lpgame.lp.linear_program import LinearProgram
 from lpgame.rational import RationalMatrix
 from lpgame.sequence_form import SequenceForm
 
+IPM_SIGNALS_THRESHOLD = 2000
+"""From this many private signals the compressed LP is solved by the interior-point method."""
+
 
 @dataclass
 class SecurityLP:
@@ -40,6 +43,7 @@ class SecurityLP:
     player: int           # the optimiser i
     opponent: int         # o
     value_scale: float = 1.0   # the game value is value_scale × the LP's optimum
+    preferred_solver: str | None = None   # HiGHS solver to use when the caller names none
 
 
 def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
@@ -110,9 +114,13 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
     st = sf.payoff_structure
     opponent = 1 - player
     N = st.num_signals
-    # payoffs are stated per deal (× num_deals) so the matrix holds numbers near 1, not 1/N²;
-    # v is scaled alike and the objective weight 1/num_deals restores the value
-    p = 1.0
+    # Scaling: each deal's probability 1/num_deals ≈ 1/N² is written as p = 1/N (the LP's payoff
+    # coefficients are payoff/N, its values v are the true values × num_deals/N = (N−1) or N).
+    # Then C (up to N), p·C and v are all O(1) per signal: with p = 1 (payoffs per deal) v[∅] is
+    # O(N²) and HiGHS's interior-point method wrongly reported OCP(5000) dual infeasible; with
+    # p = 1/num_deals the coefficients would fall under HiGHS's small_matrix_value (1e-9) for
+    # N > 3·10⁴. Scaling the best_response rows and v together leaves their duals unchanged.
+    p = 1.0 / N
     F_i, F_o = sf.treeplex_matrix(player), sf.treeplex_matrix(opponent)
     name = f"security LP of {sf.game.player_names[player]} in {sf.game.name} (compressed payoffs)"
     lp = LinearProgram(name=name, description=(
@@ -201,4 +209,9 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
     objective = np.zeros(v.size)
     objective[0] = 1.0
     lp.set_objective([(v, objective)], "max")
-    return SecurityLP(lp, player, opponent, value_scale=1.0 / st.num_deals)
+    # Dual simplex needs O(N) iterations of O(N) work on the cumulative chains; the interior-point
+    # method needs ~25 iterations of near-linear work. Measured (OCP(N), one core): N = 2000 the
+    # same, N = 3000 5.8 s against 2.6 s, N = 5000 14.2 s against 4.7 s.
+    preferred = "ipm" if N >= IPM_SIGNALS_THRESHOLD else None
+    return SecurityLP(lp, player, opponent, value_scale=1.0 / (p * st.num_deals),
+                      preferred_solver=preferred)
