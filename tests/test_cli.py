@@ -113,6 +113,17 @@ def test_console_entry_point_runs():
     assert "value for player 1: 0" in proc.stdout
 
 
+def test_json_on_standard_output_is_only_json():
+    """In a fresh process, the first HiGHS instance of highspy >= 1.16 prints a banner on the C
+    level's standard output; ``--json -`` must still be parseable, for each backend."""
+    for backend in ("highs", "pyomo", "cvxpy"):
+        proc = subprocess.run([sys.executable, "-m", "lpgame", "solve", "kuhn_poker", "--backend",
+                               backend, "--json", "-", "--quiet"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["value"] == pytest.approx(-1 / 18, abs=1e-9), backend
+
+
 def test_draw_writes_a_picture_and_heatmaps(capsys, tmp_path):
     out = tmp_path / "kuhn.png"
     code, text, _ = run(capsys, "draw", "kuhn_poker", "--exact", "--heatmap", "--out", str(out),

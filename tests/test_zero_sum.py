@@ -100,7 +100,16 @@ def test_kuhn_player_one_strategy_is_in_the_alpha_family(which, kuhn_exact, kuhn
     assert -tol <= alpha <= F(1, 3) + tol
     family = kuhn_p1_family(F(alpha) if which == "exact" else F(float(alpha)))
     assert set(got) == set(family)
+    # At α = 1/3 player 1 always bets the king, so 'K check bet' is never reached and any play there
+    # is an equilibrium (which vertex HiGHS returns depends on its version): lpgame lists it as
+    # unreached. Anywhere else the family fixes the behaviour.
+    unreached = set(result.unreached[0])
+    assert unreached <= {"K check bet"}
+    if unreached:
+        assert abs(got["K"]["bet"] - 1) <= tol
     for infoset, row in family.items():
+        if infoset in unreached:
+            continue
         for action, prob in row.items():
             assert abs(got[infoset][action] - (prob if which == "exact" else float(prob))) <= tol, \
                 (infoset, action, got[infoset][action], prob)

@@ -16,6 +16,9 @@ value HiGHS had reached.
 
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
 import time
 
 import highspy
@@ -26,6 +29,36 @@ from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import LPSolution
 
 SOLVERS = ("choose", "simplex", "ipm", "pdlp")
+
+
+def _swallow_highs_banner() -> None:
+    """Create the process's first HiGHS instance with file descriptor 1 pointed at the null device.
+
+    From highspy 1.16 the first ``Highs()`` of a process writes a two-line banner to the C-level
+    standard output before any option can be set, which would corrupt ``lpgame solve --json -``.
+    The banner is written once per process, so constructing one instance quietly here silences it
+    for this backend and for Pyomo's and CVXPY's HiGHS interfaces alike.
+    """
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):       # no usable descriptor 1 (embedded interpreters)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        highspy.Highs()
+    finally:
+        try:
+            ctypes.CDLL(None).fflush(None)   # the banner may sit in C's stdout buffer
+        except (OSError, AttributeError, TypeError):
+            pass
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+_swallow_highs_banner()
 
 
 def _to_highs_lp(lp: LinearProgram) -> highspy.HighsLp:
@@ -57,6 +90,18 @@ def _dual_objective(h: highspy.Highs) -> float | None:
     return float(value) if status == highspy.HighsStatus.kOk else None
 
 
+def _restart_thread_scheduler() -> None:
+    """Let the next HiGHS run start its thread pool with the requested ``threads``.
+
+    HiGHS keeps one thread scheduler per process, sized by the first run; from HiGHS 1.16 a later
+    run asking for another thread count stops with an error (model status "Not Set") unless the
+    scheduler is reset first. lpgame runs one solve at a time, so resetting here is safe.
+    """
+    reset = getattr(highspy.Highs, "resetGlobalScheduler", None)
+    if reset is not None:
+        reset(True)
+
+
 def highs_settings(solver: str | None = None, threads: int | None = None,
                    time_limit: float | None = None, presolve: bool | None = None,
                    highs_options: dict | None = None) -> dict:
@@ -74,6 +119,7 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
         settings["solver"] = solver
     if threads is not None:
         settings["threads"] = int(threads)
+        _restart_thread_scheduler()
     if time_limit is not None:
         settings["time_limit"] = float(time_limit)
     settings.update(highs_options or {})
@@ -93,7 +139,7 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
             raise SolverError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
     h.passModel(_to_highs_lp(lp))
     build_seconds = time.perf_counter() - start
-    h.run()
+    run_status = h.run()
     seconds = time.perf_counter() - start
     status = h.getModelStatus()
     text = h.modelStatusToString(status)
@@ -106,6 +152,11 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
             f"objective reached {info.objective_function_value:g}",
             status=text, size=size, objective=info.objective_function_value,
             best_bound=_dual_objective(h))
+    if status == highspy.HighsModelStatus.kNotset and run_status == highspy.HighsStatus.kError:
+        raise SolverError(
+            f"HiGHS refused to solve LP {lp.name!r} ({size['rows']} rows, {size['cols']} columns, "
+            f"{size['nnz']} nonzeros) before starting: an inconsistent option? Options: {settings}",
+            status=text, size=size)
     if status != highspy.HighsModelStatus.kOptimal:
         raise SolverError(
             f"HiGHS returned status {text!r} on LP {lp.name!r} with {size['rows']} rows, "
