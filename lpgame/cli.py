@@ -300,14 +300,14 @@ def cmd_draw(args) -> int:
     progress = Progress(args.quiet)
     game = _load(args.name, args.params, progress)
     check_drawable(game)     # before solving: a compiled or huge game is refused at once
-    strategies = None
+    strategies = unreached = None
     title = game.name
     if not args.no_solve:
         progress("solving for the equilibrium to draw")
         result = lpgame.solve(game, exact=args.exact)
-        strategies = result.strategies
+        strategies, unreached = result.strategies, result.unreached
         title = f"{game.name}: equilibrium, value {result.value}"
-    draw_tree(game, strategies, args.out, title=title)
+    draw_tree(game, strategies, args.out, title=title, unreached=unreached)
     written = [args.out]
     if args.heatmap and strategies is not None:
         stem = args.out.rsplit(".", 1)

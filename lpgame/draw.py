@@ -71,8 +71,14 @@ def check_drawable(game) -> None:
 
 
 def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path | None = None,
-              title: str | None = None, width: float | None = None):
-    """Draw ``game`` (and ``strategies``' probabilities) to ``path`` (PNG/SVG/PDF) or return the figure."""
+              title: str | None = None, width: float | None = None,
+              unreached: list[list[str]] | None = None):
+    """Draw ``game`` (and ``strategies``' probabilities) to ``path`` (PNG/SVG/PDF) or return the figure.
+
+    ``unreached[i]`` lists player i's information sets that the profile never reaches (as in
+    :attr:`lpgame.result.Result.unreached`): their probabilities are arbitrary, so they are drawn in
+    grey and the set's name says "unreached".
+    """
     check_drawable(game)
     plt = _pyplot()
     from matplotlib.patches import PathPatch
@@ -80,12 +86,14 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
     graph, pos = game.graph, tree_layout(game)
     num_leaves = sum(1 for v in graph if graph.out_degree(v) == 0)
     depth = -min(y for _, y in pos.values())
+    idle = {(i, label) for i, labels in enumerate(unreached or []) for label in labels}
     fig, ax = plt.subplots(figsize=(width or max(8.0, 0.55 * num_leaves), 1.6 * depth + 2))
     for u, v, data in graph.edges(data=True):
         (x0, y0), (x1, y1) = pos[u], pos[v]
         ax.plot([x0, x1], [y0, y1], color="#888888", lw=1, zorder=1)
         kind = graph.nodes[u]["kind"]
         text = data["action"]
+        ink = "black"
         if kind == CHANCE:
             text += f"\n{_fmt(data['prob'])}"
         elif strategies is not None and kind == DECISION:
@@ -93,7 +101,9 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
             prob = strategies[node["player"]].get(node["infoset"], {}).get(data["action"])
             if prob is not None:
                 text += f"\n{_fmt(prob)}"
-        ax.text((x0 + x1) / 2, (y0 + y1) / 2, text, fontsize=7, ha="center", va="center",
+            if (node["player"], node["infoset"]) in idle:
+                ink = "#999999"
+        ax.text((x0 + x1) / 2, (y0 + y1) / 2, text, fontsize=7, ha="center", va="center", color=ink,
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
                 zorder=3)
     members: dict[tuple[int, str], list] = {}
@@ -119,8 +129,9 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
             arc = Path([(xa, ya), ((xa + xb) / 2, max(ya, yb) + bulge), (xb, yb)],
                        [Path.MOVETO, Path.CURVE3, Path.CURVE3])
             ax.add_patch(PathPatch(arc, fill=False, ls="--", lw=1, edgecolor=colour, zorder=2))
+        name = f"{label} (unreached)" if (player, label) in idle else label
         for x, y in zip(xs, ys):   # every member names its set, just above the node
-            ax.text(x, y + 0.09, label, fontsize=6, color=colour, ha="center", va="bottom",
+            ax.text(x, y + 0.09, name, fontsize=6, color=colour, ha="center", va="bottom",
                     bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},
                     zorder=5)
     handles = [plt.Line2D([], [], marker="s", ls="", color=PLAYER_COLOURS[i % len(PLAYER_COLOURS)],

@@ -225,3 +225,20 @@ def test_weighted_objective_parsing(capsys):
     code, _, err = run(capsys, "solve", "chicken", "--concept", "ce", "--objective", "1,x",
                        "--quiet")
     assert code == 2 and "objective" in err
+
+
+def test_draw_marks_information_sets_the_profile_never_reaches():
+    """Player 1 who always bets the king never reaches 'K check bet': its probabilities are
+    arbitrary, and the picture says so (grey, "(unreached)")."""
+    import matplotlib.pyplot as plt
+
+    import lpgame
+    from lpgame.draw import draw_tree
+
+    game = lpgame.games.make("kuhn_poker")
+    result = lpgame.solve(game)
+    fig = draw_tree(game, result.strategies, unreached=[["K check bet"], []])
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts.count("K check bet (unreached)") == 2
+    assert "K check bet" not in texts and texts.count("J check bet") == 2
+    plt.close(fig)
