@@ -107,9 +107,10 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
         Σ_{s_i} W_ℓ[s_i, s_o] x[s_i, τ] = p·( h·(C_τ[N−1] − C_τ[s_o]) + l·C_τ[s_o − 1] + e·x[s_o, τ] ),
 
     the e-term only when equal signals can be dealt. Every row keeps O(1) nonzeros per leaf, so the
-    LP has O(N·L) nonzeros instead of O(N²·L) (Farina 2023, §13.2.4 sparsification). The
-    ``best_response`` rows are unchanged as linear functions of x, so their duals are still the
-    opponent's realization plan.
+    LP has O(N·L) nonzeros instead of O(N²·L) (Farina 2023, §13.2.4 sparsification). For scaling,
+    the LP writes p = 1/N in place of the deal probability and v in the same units (``value_scale``
+    converts back); the ``best_response`` rows are the true ones times a positive constant and the
+    objective is scaled alike, so their duals are still the opponent's realization plan.
     """
     st = sf.payoff_structure
     opponent = 1 - player
