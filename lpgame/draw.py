@@ -86,7 +86,7 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
     graph, pos = game.graph, tree_layout(game)
     num_leaves = sum(1 for v in graph if graph.out_degree(v) == 0)
     depth = -min(y for _, y in pos.values())
-    idle = {(i, label) for i, labels in enumerate(unreached or []) for label in labels}
+    unreached_sets = {(i, label) for i, labels in enumerate(unreached or []) for label in labels}
     fig, ax = plt.subplots(figsize=(width or max(8.0, 0.55 * num_leaves), 1.6 * depth + 2))
     for u, v, data in graph.edges(data=True):
         (x0, y0), (x1, y1) = pos[u], pos[v]
@@ -101,7 +101,7 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
             prob = strategies[node["player"]].get(node["infoset"], {}).get(data["action"])
             if prob is not None:
                 text += f"\n{_fmt(prob)}"
-            if (node["player"], node["infoset"]) in idle:
+            if (node["player"], node["infoset"]) in unreached_sets:
                 ink = "#999999"
         ax.text((x0 + x1) / 2, (y0 + y1) / 2, text, fontsize=7, ha="center", va="center", color=ink,
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
@@ -129,7 +129,7 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
             arc = Path([(xa, ya), ((xa + xb) / 2, max(ya, yb) + bulge), (xb, yb)],
                        [Path.MOVETO, Path.CURVE3, Path.CURVE3])
             ax.add_patch(PathPatch(arc, fill=False, ls="--", lw=1, edgecolor=colour, zorder=2))
-        name = f"{label} (unreached)" if (player, label) in idle else label
+        name = f"{label} (unreached)" if (player, label) in unreached_sets else label
         for x, y in zip(xs, ys):   # every member names its set, just above the node
             ax.text(x, y + 0.09, name, fontsize=6, color=colour, ha="center", va="bottom",
                     bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},

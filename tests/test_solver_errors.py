@@ -117,3 +117,30 @@ def test_exact_mode_needs_highs(concept, backend):
 def test_unknown_concept():
     with pytest.raises(lpgame.LpgameError, match="unknown concept 'magic'"):
         lpgame.solve("matching_pennies", concept="magic")
+
+
+def test_changing_threads_between_solves_works_and_a_refused_run_is_named(monkeypatch):
+    """HiGHS sizes one thread scheduler per process; from highspy 1.16 a run asking for another
+    thread count is refused before solving (model status "Not Set") unless lpgame resets the
+    scheduler. With the reset every count solves; without it the refusal is a SolverError that
+    says so, never a silent "Not Set"."""
+    import highspy
+
+    import lpgame.lp.highs_backend as backend
+    from lpgame.equilibria.security import security_lp
+
+    lp = security_lp(lpgame.compile_game(lpgame.games.make("kuhn_poker")), 0).lp
+    for threads in (1, 2, 1):
+        assert solve_lp(lp, threads=threads).objective == pytest.approx(-1 / 18, abs=1e-9)
+    monkeypatch.setattr(backend, "_restart_thread_scheduler", lambda: None)
+    version = tuple(int(p) for p in highspy.Highs().version().split(".")[:2])
+    outcomes = []
+    for threads in (2, 1, 3):
+        try:
+            outcomes.append(solve_lp(lp, threads=threads).objective)
+        except SolverError as error:
+            assert "refused to solve" in str(error) and "threads" in str(error)
+            outcomes.append("refused")
+    if version >= (1, 16):
+        assert "refused" in outcomes
+    assert all(o == "refused" or o == pytest.approx(-1 / 18, abs=1e-9) for o in outcomes)

@@ -45,6 +45,12 @@ class SecurityLP:
     value_scale: float = 1.0   # the game value is value_scale × the LP's optimum
     preferred_solver: str | None = None   # HiGHS solver to use when the caller names none
 
+    def solve_options(self, options: dict) -> dict:
+        """``options`` for :func:`lpgame.lp.solve_lp`, with the preferred solver where none is named."""
+        if self.preferred_solver is None or "solver" in options:
+            return dict(options)
+        return {**options, "solver": self.preferred_solver}
+
 
 def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
                 exact: bool = False, compress: bool = True) -> SecurityLP:

@@ -107,7 +107,8 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
                    highs_options: dict | None = None) -> dict:
     """HiGHS option values for the common keyword options, shared by the three backends.
 
-    ``presolve=None`` presolves unless the solution will not be basic (module docstring).
+    ``presolve=None`` presolves unless the solution will not be basic (module docstring). Naming
+    ``threads`` also resets HiGHS's per-process thread scheduler (:func:`_restart_thread_scheduler`).
     """
     if solver is not None and solver not in SOLVERS:
         raise SolverError(f"unknown HiGHS solver {solver!r}; choose one of {SOLVERS}")
