@@ -119,6 +119,21 @@ class _SignalIndex(TreeIndex):
         return chance, payoffs
 
 
+def _as_float(u: np.ndarray) -> np.ndarray:
+    """``u`` as floats; an object array (Fractions) converts each distinct object once.
+
+    Rules tend to fill a leaf's D payoffs from a handful of Fraction objects, and ``float`` of a
+    Fraction is Python arithmetic: converting per object, not per entry, keeps this linear in C.
+    """
+    if u.dtype != object:
+        return u.astype(float)
+    flat = u.ravel()
+    ids = np.fromiter(map(id, flat), dtype=np.int64, count=flat.size)
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    values = np.array([float(flat[i]) for i in first], dtype=float)
+    return values[inverse].reshape(u.shape)
+
+
 class PrivateSignalGame(IndexedGame):
     """A compiled private-signal game (see module docstring); no networkx tree is built."""
 
@@ -265,7 +280,7 @@ def _compile(rules: PrivateSignalRules, name: str, n: int):
             if u.shape != (len(deals), n):
                 raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} payoffs have "
                                        f"shape {u.shape}, expected ({len(deals)}, {n})")
-            uf = u.astype(float)
+            uf = _as_float(u)
             if not np.all(np.isfinite(uf)):
                 raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} has a payoff "
                                        "that is not finite")

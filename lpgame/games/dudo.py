@@ -73,13 +73,13 @@ class DudoRules(DiceBiddingRules):
             loser_values = (dudo_value(K, D1 - 1, D2), -dudo_value(K, D2 - 1, D1))
         # player 1's utility when player 1 (index 0) or player 2 (index 1) loses the round
         self.loser_values = tuple(Fraction(v) for v in loser_values)
-        self._loser_values_array = np.empty(2, dtype=object)
-        self._loser_values_array[:] = self.loser_values
+        # row k: both players' payoffs when player k loses (Fractions, picked by fancy indexing)
+        self._payoffs_by_loser = np.empty((2, 2), dtype=object)
+        self._payoffs_by_loser[:, 0] = self.loser_values
+        self._payoffs_by_loser[:, 1] = [-v for v in self.loser_values]
 
     def round_payoffs(self, bidder: int, challenger: int, claim_true: np.ndarray) -> np.ndarray:
-        loser = np.where(claim_true, challenger, bidder)
-        u1 = self._loser_values_array[loser]
-        return np.stack([u1, -u1], axis=1)
+        return self._payoffs_by_loser[np.where(claim_true, challenger, bidder)]
 
 
 @register("dudo", "Dudo(K, D1, D2): two-player Dudo round, K faces, D1 and D2 dice, exact "
