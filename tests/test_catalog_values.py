@@ -200,6 +200,6 @@ def test_domino_2_2_exact_value():
 
 @pytest.mark.slow
 def test_domino_3_2_value():
-    # Tabla 5.3: Domino(3,2) u(σ) = 2.8767 with ε_σ = 0.0292 %; about a minute to expand
+    # Tabla 5.3: Domino(3,2) u(σ) = 2.8767 with ε_σ = 0.0292 %; HiGHS takes about 20 s
     result = lpgame.solve(make("domino", M=3, N=2))
     assert abs(result.value - 2.8767) <= 0.00005 + 0.000292
