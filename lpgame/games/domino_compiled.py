@@ -155,15 +155,6 @@ class CompiledDomino(IndexedGame):
                 f"sequences={s['sequences']})")
 
 
-def _popcount(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.uint64)
-    count = np.zeros(x.shape, dtype=np.int64)
-    while np.any(x):
-        count += (x & np.uint64(1)).astype(np.int64)
-        x >>= np.uint64(1)
-    return count
-
-
 class _Compiler:
     """One compilation (module docstring); :meth:`run` returns the :class:`DominoIndex`."""
 
@@ -347,9 +338,9 @@ class _Compiler:
         c["parent"], c["rank"] = c["node"], np.arange(len(rows)) - np.repeat(
             np.cumsum(per_node) - per_node, per_node)
         size = per_node[rows]
-        c["den"] = c["den"] * size
-        if np.any(c["den"] <= 0):
+        if np.any(c["den"] > (1 << 62) // size):
             raise InvalidGameError(f"{self.rules.name}: chance denominators overflow 64 bits")
+        c["den"] = c["den"] * size
         c["drawn"] = tiles
         options = self._options(c)
         cannot_play = ~options[np.arange(len(tiles)), tiles].any(axis=1)
