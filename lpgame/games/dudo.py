@@ -21,7 +21,8 @@ Dudo(K, D1, D2) pays player 1
 * u₁ = −V(D2 − 1, D1)  when player 2 loses it (player 2 starts the next with D2 − 1 dice),
 
 and player 2 gets −u₁. V(a, b) is the value of Dudo(K, a, b), computed here **exactly** by solving
-the smaller games with ``lpgame.solve(..., exact=True)`` (:func:`dudo_value`, cached), whereas the
+the smaller games' LPs with their optimal bases certified in rational arithmetic
+(:func:`dudo_value`, cached), whereas the
 thesis used approximate CFR values. Dudo(K, 1, 1) therefore pays ±1 and equals liar's dice with two
 players and one K-sided die each.
 
@@ -40,12 +41,13 @@ from functools import cache
 
 import numpy as np
 
-from lpgame.api import solve
+from lpgame.equilibria.zero_sum import solve_zero_sum
 from lpgame.errors import InvalidGameError
 from lpgame.game.private_signals import compile_private_signals
 from lpgame.game.rules import expand
 from lpgame.games.liars_dice import DiceBiddingRules
 from lpgame.games.registry import register
+from lpgame.sequence_form import SequenceForm
 
 
 @cache
@@ -56,7 +58,11 @@ def dudo_value(K: int, starter_dice: int, other_dice: int) -> Fraction:  # noqa:
         return Fraction(-1)
     if other_dice <= 0:
         return Fraction(1)
-    return Fraction(solve(dudo(K, starter_dice, other_dice), exact=True).value)
+    # The LP's optimal basis certified in rationals (primal and dual feasibility, equal objectives:
+    # lpgame.lp.exact) proves the value; the full solve's exact NashConv and behaviour strategies
+    # would only repeat the proof, at several times the cost.
+    game = SequenceForm.from_game(dudo(K, starter_dice, other_dice))
+    return Fraction(solve_zero_sum(game, exact=True).value)
 
 
 class DudoRules(DiceBiddingRules):
