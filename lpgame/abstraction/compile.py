@@ -40,7 +40,7 @@ from lpgame.abstraction.ordered_game import OrderedSignalGame
 from lpgame.abstraction.views import ViewIndex, ViewPartition, encode_rows
 from lpgame.errors import InvalidGameError
 from lpgame.game.tree import IndexedGame
-from lpgame.game.tree_index import PlayerIndex, TreeIndex
+from lpgame.game.tree_index import CompiledTreeIndex, PlayerIndex
 from lpgame.limits import check_prediction
 
 # peak bytes per leaf while the index and its sequence form are built (measured on Rhode Island
@@ -101,34 +101,8 @@ def joint_states(game: OrderedSignalGame, partition: ViewPartition, round_index:
     return classes, weight, by_outcome, exact_data
 
 
-class OrderedIndex(TreeIndex):
+class OrderedIndex(CompiledTreeIndex):
     """TreeIndex of a compiled ordered game; exact leaf data is built when asked (small games)."""
-
-    def __init__(self, *, players, num_nodes, num_chance_nodes, sequences, chance, payoffs,
-                 exact_builder):
-        self.num_players = 2
-        self.players = players
-        self.num_nodes = num_nodes
-        self.num_chance_nodes = num_chance_nodes
-        self.terminal_nodes = None
-        self.terminal_sequences = sequences
-        self.terminal_chance = chance
-        self.terminal_payoffs = payoffs
-        self._exact_builder = exact_builder
-        self._exact = None
-
-    @property
-    def terminal_chance_exact(self):
-        return self.exact_terminal_data()[0]
-
-    @property
-    def terminal_payoffs_exact(self):
-        return self.exact_terminal_data()[1]
-
-    def exact_terminal_data(self):
-        if self._exact is None:
-            self._exact = self._exact_builder()
-        return self._exact
 
 
 class OrderedIndexedGame(IndexedGame):

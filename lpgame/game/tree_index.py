@@ -113,6 +113,40 @@ class TreeIndex:
         return chance, payoffs
 
 
+class CompiledTreeIndex(TreeIndex):
+    """A :class:`TreeIndex` that a compiler filled from arrays, without a tree to walk.
+
+    The leaves come as arrays; their exact data (Fractions, needed only in exact mode and costly for
+    millions of leaves) is made by ``exact_builder`` when first asked for, then kept.
+    """
+
+    def __init__(self, *, players, num_nodes, num_chance_nodes, sequences, chance, payoffs,
+                 exact_builder, num_players: int = 2):
+        self.num_players = num_players
+        self.players = players
+        self.num_nodes = num_nodes
+        self.num_chance_nodes = num_chance_nodes
+        self.terminal_nodes = None
+        self.terminal_sequences = sequences
+        self.terminal_chance = chance
+        self.terminal_payoffs = payoffs
+        self._exact_builder = exact_builder
+        self._exact = None
+
+    @property
+    def terminal_chance_exact(self):
+        return self.exact_terminal_data()[0]
+
+    @property
+    def terminal_payoffs_exact(self):
+        return self.exact_terminal_data()[1]
+
+    def exact_terminal_data(self):
+        if self._exact is None:
+            self._exact = self._exact_builder()
+        return self._exact
+
+
 def _is_rational(value) -> bool:
     return isinstance(value, (Rational, Fraction)) and not isinstance(value, bool)
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.tree import IndexedGame
-from lpgame.game.tree_index import PlayerIndex, TreeIndex
+from lpgame.game.tree_index import CompiledTreeIndex, PlayerIndex
 from lpgame.limits import check_prediction
 
 OPEN, LEFT, RIGHT, PASS = 0, 1, 2, 3
@@ -105,38 +105,19 @@ class _Observations:
         self.hashes, self.parents, self.tokens = self.records[0]
 
 
-class DominoIndex(TreeIndex):
-    """TreeIndex of compiled Domino; exact leaf data (Fractions) is made when first asked for."""
+def _domino_index(*, players, num_nodes, num_chance_nodes, sequences, denominators,
+                  payoffs) -> CompiledTreeIndex:
+    """The index, with chance 1/den per leaf; exact leaf data (Fractions) made when asked for."""
 
-    def __init__(self, *, players, num_nodes, num_chance_nodes, sequences, denominators, payoffs):
-        self.num_players = 2
-        self.players = players
-        self.num_nodes = num_nodes
-        self.num_chance_nodes = num_chance_nodes
-        self.terminal_nodes = None
-        self.terminal_sequences = sequences
-        self._denominators = denominators
-        self.terminal_chance = 1.0 / denominators.astype(float)
-        self._payoffs_int = payoffs
-        self.terminal_payoffs = payoffs.astype(float)
-        self._exact = None
+    def exact_data():
+        cache: dict[int, Fraction] = {}
+        chance = [cache.get(d) or cache.setdefault(d, Fraction(1, d)) for d in denominators.tolist()]
+        return chance, [(Fraction(a), Fraction(b)) for a, b in payoffs.tolist()]
 
-    @property
-    def terminal_chance_exact(self):
-        return self.exact_terminal_data()[0]
-
-    @property
-    def terminal_payoffs_exact(self):
-        return self.exact_terminal_data()[1]
-
-    def exact_terminal_data(self):
-        if self._exact is None:
-            cache: dict[int, Fraction] = {}
-            chance = [cache.get(d) or cache.setdefault(d, Fraction(1, d))
-                      for d in self._denominators.tolist()]
-            payoffs = [(Fraction(a), Fraction(b)) for a, b in self._payoffs_int.tolist()]
-            self._exact = (chance, payoffs)
-        return self._exact
+    return CompiledTreeIndex(players=players, num_nodes=num_nodes,
+                             num_chance_nodes=num_chance_nodes, sequences=sequences,
+                             chance=1.0 / denominators.astype(float),
+                             payoffs=payoffs.astype(float), exact_builder=exact_data)
 
 
 class CompiledDomino(IndexedGame):
@@ -156,7 +137,7 @@ class CompiledDomino(IndexedGame):
 
 
 class _Compiler:
-    """One compilation (module docstring); :meth:`run` returns the :class:`DominoIndex`."""
+    """One compilation (module docstring); :meth:`run` returns the index."""
 
     def __init__(self, rules, memory_limit):
         self.rules = rules
@@ -279,7 +260,7 @@ class _Compiler:
         return (s["h0"] == 0) | (s["h1"] == 0) | ((s["bone"] == 0) & (s["streak"] >= 2))
 
     # ---- the levels
-    def run(self) -> DominoIndex:
+    def run(self) -> CompiledTreeIndex:
         rules = self.rules
         deals = np.array(rules.deals(), dtype=np.int64).reshape(-1, 2)
         D = len(deals)
@@ -529,14 +510,14 @@ class _Compiler:
         pidx.finalize()
         return pidx, seq_map
 
-    def _index(self) -> DominoIndex:
+    def _index(self) -> CompiledTreeIndex:
         for obs in self.obs:
             obs.finish()
         pre = self._preorder()
         (p0, map0), (p1, map1) = (self._player_index(p, pre) for p in (0, 1))
         seq0, seq1, den, u, node = (np.concatenate(parts) for parts in zip(*self.leaves))
         order = np.argsort(pre[node])      # leaves in depth-first order, as the explicit tree's
-        return DominoIndex(players=[p0, p1], num_nodes=self.num_nodes,
+        return _domino_index(players=[p0, p1], num_nodes=self.num_nodes,
                            num_chance_nodes=self.num_chance,
                            sequences=np.stack([map0[seq0[order]], map1[seq1[order]]], axis=1),
                            denominators=den[order], payoffs=np.stack([u[order], -u[order]], axis=1))
@@ -547,4 +528,4 @@ def compile_domino(rules, memory_limit: int | None = None) -> CompiledDomino:
     return CompiledDomino(rules, memory_limit)
 
 
-__all__ = ["CompiledDomino", "DominoIndex", "HashCollisionError", "compile_domino"]
+__all__ = ["CompiledDomino", "HashCollisionError", "compile_domino"]
