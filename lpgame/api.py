@@ -106,30 +106,27 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
     return result
 
 
-def _strategies(sf: SequenceForm, plans, exact: bool):
+def _behaviours(sf: SequenceForm, plans, exact: bool) -> list[tuple[object, object]]:
+    """(behaviour vector, mask of unreached information sets) of each player's plan."""
+    if exact:
+        return [sf.behaviour_from_plan_exact(i, plan) for i, plan in enumerate(plans)]
+    return [sf.behaviour_from_plan(i, plan) for i, plan in enumerate(plans)]
+
+
+def _strategies(sf: SequenceForm, plans, exact: bool, behaviours=None):
     strategies, unreached = [], []
-    for i, plan in enumerate(plans):
-        if exact:
-            b, mask = sf.behaviour_from_plan_exact(i, plan)
-        else:
-            b, mask = sf.behaviour_from_plan(i, plan)
-            b = b.tolist()
-        strategies.append(sf.strategy_to_dict(i, b))
+    for i, (b, mask) in enumerate(behaviours or _behaviours(sf, plans, exact)):
+        strategies.append(sf.strategy_to_dict(i, b if exact else b.tolist()))
         labels = sf.infoset_labels(i)
         unreached.append([labels[j] for j, m in enumerate(mask) if m])
     return strategies, unreached
 
 
-def _behaviour_plans(sf: SequenceForm, plans, exact: bool):
+def _behaviour_plans(sf: SequenceForm, plans, exact: bool, behaviours=None):
     """Plans rebuilt from the returned behaviour (what the user gets is what is certified)."""
     out = []
-    for i, plan in enumerate(plans):
-        if exact:
-            b, _ = sf.behaviour_from_plan_exact(i, plan)
-            out.append(sf.plan_from_behaviour_exact(i, b))
-        else:
-            b, _ = sf.behaviour_from_plan(i, plan)
-            out.append(sf.plan_from_behaviour(i, b))
+    for i, (b, _) in enumerate(behaviours or _behaviours(sf, plans, exact)):
+        out.append(sf.plan_from_behaviour_exact(i, b) if exact else sf.plan_from_behaviour(i, b))
     return out
 
 
@@ -137,8 +134,9 @@ def _solve_nash(sf: SequenceForm, exact: bool, backend: str, options: dict) -> R
     from lpgame.equilibria.zero_sum import solve_zero_sum
 
     sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
-    strategies, unreached = _strategies(sf, sol.plans, exact)
-    plans = _behaviour_plans(sf, sol.plans, exact)
+    behaviours = _behaviours(sf, sol.plans, exact)
+    strategies, unreached = _strategies(sf, sol.plans, exact, behaviours)
+    plans = _behaviour_plans(sf, sol.plans, exact, behaviours)
     if exact:
         ev = evaluate_plans_exact(sf, plans)
         if ev.nash_conv != 0:
@@ -166,9 +164,10 @@ def _solve_maximin(sf: SequenceForm, exact: bool, backend: str, options: dict) -
     sols = solve_maximin(sf, exact=exact, backend=backend, **options)
     maximin_plans = [sols[i].plans[i] for i in range(2)]
     minimax_plans = [sols[1 - i].plans[i] for i in range(2)]
-    strategies, unreached = _strategies(sf, maximin_plans, exact)
+    behaviours = _behaviours(sf, maximin_plans, exact)
+    strategies, unreached = _strategies(sf, maximin_plans, exact, behaviours)
     minimax, _ = _strategies(sf, minimax_plans, exact)
-    plans = _behaviour_plans(sf, maximin_plans, exact)
+    plans = _behaviour_plans(sf, maximin_plans, exact, behaviours)
     # certificate: what each maximin strategy guarantees against the worst opponent reply
     guarantees, gaps = [], []
     for i in range(2):

@@ -19,7 +19,10 @@ the probability of action a at information set j (``b[∅] = 1``). Conversions
 by level of the player's own tree, one vectorised numpy step per level.
 
 Everything is assembled from the flat arrays of :mod:`lpgame.game.tree_index` (one pass over the
-tree), as sparse COO/CSR, without per-entry Python loops.
+tree), as sparse COO/CSR, without per-entry Python loops. For exact mode the leaves' chance and
+payoffs are read once and also held as integers over common denominators
+(:meth:`SequenceForm.exact_terminal_scaled`), on which the exact payoff matrix, best responses and
+behaviour strategies are computed (:mod:`lpgame.rational`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex
-from lpgame.rational import RationalMatrix
+from lpgame.rational import RationalMatrix, common_denominator
 
 Strategy = dict[str, dict[str, float]]
 
@@ -55,6 +58,8 @@ class SequenceForm:
         self._levels = [self._build_levels(p) for p in self.players]
         self._F = [self._build_treeplex(p) for p in self.players]
         self._infoset_levels_cache: dict[int, list] = {}
+        self._exact_terminals = None
+        self._exact_scaled = None
 
     @classmethod
     def from_game(cls, game: IndexedGame | NormalFormGame) -> SequenceForm:
@@ -123,11 +128,37 @@ class SequenceForm:
     def payoff_matrix_exact(self, player: int) -> RationalMatrix:
         """The same matrix with exact rational entries (requires rational chance probabilities)."""
         self._require_two_players()
-        chance, payoffs = self.game.index.exact_terminal_data()
-        data = [c * u[player] for c, u in zip(chance, payoffs)]
+        chance, chance_den, payoffs, payoff_den = self.exact_terminal_scaled()
+        den = chance_den * payoff_den
+        fractions: dict[int, Fraction] = {}      # leaves share few distinct values
+        data = []
+        for v in (chance * payoffs[:, player]).tolist():
+            f = fractions.get(v)
+            if f is None:
+                f = fractions[v] = Fraction(v, den)
+            data.append(f)
         seqs = self.terminal_sequences
         return RationalMatrix((self.num_sequences(0), self.num_sequences(1)),
                               seqs[:, 0], seqs[:, 1], data)
+
+    def exact_terminal_data(self) -> tuple[list[Fraction], list[tuple[Fraction, ...]]]:
+        """The game's chance reach and payoffs of every leaf as Fractions (read once, cached)."""
+        if self._exact_terminals is None:
+            self._exact_terminals = self.game.index.exact_terminal_data()
+        return self._exact_terminals
+
+    def exact_terminal_scaled(self) -> tuple[np.ndarray, int, np.ndarray, int]:
+        """(c, C, u, U): the leaves' chance reach as integers c over one denominator C and their
+        payoffs as an integer array u (leaves × players) over one denominator U, so that
+        p_c(z) = c[z] / C and u_i(z) = u[z, i] / U exactly (numpy object arrays of Python
+        integers; see :mod:`lpgame.rational`). Cached."""
+        if self._exact_scaled is None:
+            chance, payoffs = self.exact_terminal_data()
+            c, chance_den = common_denominator(chance)
+            u, payoff_den = common_denominator([v for row in payoffs for v in row])
+            self._exact_scaled = (c, chance_den, u.reshape(len(payoffs), self.num_players),
+                                  payoff_den)
+        return self._exact_scaled
 
     def _require_two_players(self) -> None:
         if self.num_players != 2:
@@ -188,11 +219,21 @@ class SequenceForm:
 
     def plan_from_behaviour_exact(self, player: int, behaviour) -> list[Fraction]:
         """The same in rational arithmetic."""
-        x = [Fraction(0)] * self.num_sequences(player)
-        x[0] = Fraction(1)
+        zero, one = Fraction(0), Fraction(1)
+        x = [zero] * self.num_sequences(player)
+        x[0] = one
         for seqs, parents in self._levels[player]:
             for s, q in zip(seqs.tolist(), parents.tolist()):
-                x[s] = x[q] * Fraction(behaviour[s])
+                b = behaviour[s]
+                if type(b) is not Fraction:
+                    b = Fraction(b)
+                xq = x[q]
+                if not xq or not b:
+                    x[s] = zero
+                elif b.numerator == b.denominator:    # b = 1, common in equilibria
+                    x[s] = xq
+                else:
+                    x[s] = xq * b
         return x
 
     def reach_of_infosets(self, player: int, plan: np.ndarray) -> np.ndarray:
@@ -226,16 +267,43 @@ class SequenceForm:
         return b, unreached
 
     def behaviour_from_plan_exact(self, player: int, plan) -> tuple[list[Fraction], list[bool]]:
-        """Exact version of :meth:`behaviour_from_plan` (plans in Fractions, no clipping)."""
+        """Exact version of :meth:`behaviour_from_plan` (plans in Fractions, no clipping).
+
+        With the plan as integers X over one denominator, b[ja] = X[ja] / Σ_a' X[ja'] (one
+        normalised Fraction per sequence, no Fraction sums).
+        """
         p = self.players[player]
-        b = [Fraction(1)] * p.num_sequences
+        one = Fraction(1)
+        b = [one] * p.num_sequences
+        if not p.num_infosets:
+            return b, []
+        X, _ = common_denominator(plan[:p.num_sequences])
+        totals = np.zeros(p.num_infosets, dtype=object)
+        np.add.at(totals, p.seq_infoset[1:], X[1:])
+        totals = totals.tolist()
+        X = X.tolist()
+        uniform: dict[int, Fraction] = {}
+        ratios: dict[tuple[int, int], Fraction] = {}     # equal probabilities: one Fraction
         unreached = []
-        for j in range(p.num_infosets):
-            first, k = int(p.infoset_first_seq[j]), int(p.infoset_num_actions[j])
-            total = sum(plan[first:first + k], Fraction(0))
+        for j, (first, k) in enumerate(zip(p.infoset_first_seq.tolist(),
+                                            p.infoset_num_actions.tolist())):
+            total = totals[j]
             unreached.append(total == 0)
+            if total == 0:
+                u = uniform.get(k)
+                if u is None:
+                    u = uniform[k] = Fraction(1, k)
+                b[first:first + k] = [u] * k
+                continue
             for s in range(first, first + k):
-                b[s] = Fraction(1, k) if total == 0 else plan[s] / total
+                v = X[s]
+                if v == total:
+                    b[s] = one
+                else:
+                    f = ratios.get((v, total))
+                    if f is None:
+                        f = ratios[v, total] = Fraction(v, total)
+                    b[s] = f
         return b, unreached
 
     def strategy_to_dict(self, player: int, behaviour) -> dict[str, dict[str, object]]:

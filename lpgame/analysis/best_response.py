@@ -13,7 +13,12 @@ BR_i of Farina 2023, L5087–5090, solved in closed form):
     BR value = g_i[∅] + Σ_{j : p_j = ∅} V(j).
 
 Each depth level is one vectorised numpy step (``maximum.reduceat`` over the contiguous action
-blocks). The exact variant does the same recursion in :class:`fractions.Fraction`.
+blocks). The exact variants do the same recursion, and the profile values, without Fraction
+arithmetic: chance, payoffs and each plan are written as integers over a common denominator
+(:func:`lpgame.rational.common_denominator`), so every leaf weight is an integer over the product
+D of those denominators, and the sums and maxima over leaves and actions, all over the same D, are
+exact integer operations (numpy object arrays of Python integers); the result is one Fraction
+(value / D).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from lpgame.rational import common_denominator, to_fraction
 from lpgame.sequence_form import SequenceForm
 
 
@@ -82,44 +88,39 @@ def best_response(sf: SequenceForm, player: int, plans: list[np.ndarray],
 
 def best_response_value_exact(sf: SequenceForm, player: int, plans: list[list[Fraction]],
                               payoff_of: int | None = None, sign: int = 1) -> Fraction:
-    """The best-response value in exact rational arithmetic (plans as lists of Fractions)."""
+    """The best-response value in exact rational arithmetic (plans as lists of Fractions).
+
+    Computed on integers over one common denominator (module docstring): the leaf weights
+    p_c(z)·u(z)·Π_k x_k[σ_k(z)] are integers over the product of the denominators, so the sums g
+    and the maxima of the recursion are integer sums and maxima; one Fraction is formed at the end.
+    """
     payoff_of = player if payoff_of is None else payoff_of
-    index = sf.game.index
-    chance, payoffs = index.exact_terminal_data()
+    chance, chance_den, payoffs, payoff_den = sf.exact_terminal_scaled()
+    s = to_fraction(sign)
+    weight = chance * payoffs[:, payoff_of] * s.numerator
+    den = chance_den * payoff_den * s.denominator
+    seqs = sf.terminal_sequences
+    for k, plan in enumerate(plans):
+        if k != player:
+            nums, d = common_denominator(plan)
+            weight = weight * nums[seqs[:, k]]
+            den *= d
     p = sf.players[player]
-    g = [Fraction(0)] * p.num_sequences
-    seqs = sf.terminal_sequences.tolist()
-    for z, row in enumerate(seqs):
-        w = sign * chance[z] * payoffs[z][payoff_of]
-        if not w:
-            continue
-        for k, plan in enumerate(plans):
-            if k != player:
-                w *= plan[row[k]]
-                if not w:
-                    break
-        if w:
-            g[row[player]] += w
-    total = list(g)
-    for js, _seqs, _starts in sf.infoset_levels(player):
-        for j in js.tolist():
-            first, k = int(p.infoset_first_seq[j]), int(p.infoset_num_actions[j])
-            best = max(total[first:first + k])
-            total[int(p.infoset_parent_seq[j])] += best
-    return total[0]
+    total = np.zeros(p.num_sequences, dtype=object)    # g[σ] + Σ of children's values
+    np.add.at(total, seqs[:, player], weight)
+    for js, block, starts in sf.infoset_levels(player):
+        best = np.maximum.reduceat(total[block], starts)
+        np.add.at(total, p.infoset_parent_seq[js], best)
+    return Fraction(total[0], den)
 
 
 def profile_values_exact(sf: SequenceForm, plans: list[list[Fraction]]) -> list[Fraction]:
-    """u_i(x_1, ..., x_n) for every player, exactly."""
-    chance, payoffs = sf.game.index.exact_terminal_data()
-    out = [Fraction(0)] * sf.num_players
-    for z, row in enumerate(sf.terminal_sequences.tolist()):
-        w = chance[z]
-        for k, plan in enumerate(plans):
-            w *= plan[row[k]]
-            if not w:
-                break
-        if w:
-            for i in range(sf.num_players):
-                out[i] += w * payoffs[z][i]
-    return out
+    """u_i(x_1, ..., x_n) for every player, exactly (on integers, as the best response)."""
+    chance, chance_den, payoffs, payoff_den = sf.exact_terminal_scaled()
+    reach, den = chance, chance_den * payoff_den
+    seqs = sf.terminal_sequences
+    for k, plan in enumerate(plans):
+        nums, d = common_denominator(plan)
+        reach = reach * nums[seqs[:, k]]
+        den *= d
+    return [Fraction(sum((reach * payoffs[:, i]).tolist(), 0), den) for i in range(sf.num_players)]

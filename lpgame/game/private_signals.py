@@ -34,7 +34,7 @@ from lpgame.game.showdown import ShowdownPayoffs
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex, TreeIndex
 from lpgame.limits import check_prediction
-from lpgame.rational import to_fraction
+from lpgame.rational import distinct_objects, to_fraction
 
 
 class PrivateSignalRules(Protocol):
@@ -84,6 +84,7 @@ class _SignalIndex(TreeIndex):
         self._num_terminals = num_terminals
         self._build_terminals = build_terminals
         self._terminals = None
+        self._exact = None
 
     @property
     def num_terminals(self) -> int:
@@ -107,16 +108,42 @@ class _SignalIndex(TreeIndex):
         return self._data()["payoffs"]
 
     def exact_terminal_data(self):
-        data = self._data()
-        weights, total = data["weights"], data["total_weight"]
-        leaf_payoffs = data["payoffs_exact"]
-        num_leaves = len(leaf_payoffs)
-        chance = [Fraction(int(w), total) for w in weights for _ in range(num_leaves)]
-        payoffs = []
-        for d in range(len(weights)):
-            for leaf in leaf_payoffs:
-                payoffs.append(tuple(to_fraction(v) for v in leaf[d]))
-        return chance, payoffs
+        """Chance reach and payoffs of every leaf as Fractions (built on first use, then cached).
+
+        The leaves are deal-major (deal d, public leaf ℓ); each deal's probability is one Fraction
+        shared by its leaves, and each distinct payoff value is converted once.
+        """
+        if self._exact is None:
+            data = self._data()
+            weights, total = data["weights"], data["total_weight"]
+            leaf_payoffs = data["payoffs_exact"]
+            num_leaves = len(leaf_payoffs)
+            per_deal = [Fraction(int(w), total) for w in weights]
+            chance = [p for p in per_deal for _ in range(num_leaves)]
+            n = self.num_players
+            u = np.empty((len(weights), num_leaves, n), dtype=object)
+            by_dtype: dict[np.dtype, list[int]] = {}     # stack only equal dtypes: no promotion
+            for k, leaf in enumerate(leaf_payoffs):
+                by_dtype.setdefault(np.asarray(leaf).dtype, []).append(k)
+            for ks in by_dtype.values():
+                u[:, ks, :] = _as_fractions(np.stack([np.asarray(leaf_payoffs[k]) for k in ks],
+                                                     axis=1))
+            self._exact = (chance, list(map(tuple, u.reshape(-1, n).tolist())))
+        return self._exact
+
+
+def _as_fractions(u: np.ndarray) -> np.ndarray:
+    """``u`` as an object array of Fractions, converting each distinct value (object) once."""
+    flat = u.ravel()
+    if u.dtype == object:
+        distinct, inverse = distinct_objects(flat)
+        exact = [to_fraction(v) for v in distinct]
+    else:
+        values, inverse = np.unique(flat, return_inverse=True)
+        exact = [to_fraction(v) for v in values]
+    out = np.empty(flat.size, dtype=object)
+    out[:] = [exact[k] for k in inverse.ravel().tolist()]
+    return out.reshape(u.shape)
 
 
 def _as_float(u: np.ndarray) -> np.ndarray:

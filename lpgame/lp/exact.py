@@ -11,16 +11,25 @@ With the LP ``opt cᵀz s.t. L ≤ A z ≤ U, l ≤ z ≤ u`` and a basis (basic
 2. the row duals π (π_i = ∂z*/∂b_i) solve  A[N, B]ᵀ π_N = c_B, with π = 0 on basic rows, and the
    reduced costs are d = c − Aᵀπ;
 3. the square system is solved in floats (sparse LU), refined by exact residuals (iterative
-   refinement with the residual b − A z computed in Fractions), and each entry is recovered as the
-   simplest fraction within the refined accuracy (continued fractions, ``limit_denominator``);
+   refinement with the residual b − A z computed exactly), and each entry is recovered as the
+   simplest fraction within the refined accuracy (continued fractions, ``limit_denominator``); a
+   candidate is tried on a few rows first, so that a round whose candidate cannot hold does not
+   reconstruct every entry;
 4. the candidate is accepted only if, exactly: the system holds; l ≤ z ≤ u and L ≤ A z ≤ U
    (primal feasibility); each nonzero π_i and d_j has the sign of an active bound (dual feasibility
    and complementary slackness); and cᵀz equals the dual objective. Otherwise
    :class:`~lpgame.errors.ExactCheckError` is raised.
+
+All exact arithmetic is done on Python integers over common denominators
+(:mod:`lpgame.rational`): the refined iterate is a sum of floats, i.e. integers over a power of
+two, the matrix and right-hand sides are integers over their least common denominators, and
+residuals, products and sign and bound comparisons are integer operations (numpy object arrays).
+Fractions are formed only for the returned values.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -31,8 +40,16 @@ import scipy.sparse.linalg as spla
 from lpgame.errors import ExactCheckError
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
+from lpgame.rational import (
+    common_denominator,
+    limit_denominator,
+    object_array,
+    scaled_products,
+    scaled_to_float,
+)
 
 REFINEMENT_ROUNDS = 40   # each round gains about 15 digits; card-level Leduc needs about 20
+PROBE_ROWS = 16          # rows checked before a candidate solution is reconstructed in full
 
 
 @dataclass
@@ -53,33 +70,50 @@ class ExactSolution:
 
 
 class _SparseRational:
-    """Row lists of a RationalMatrix restricted to some rows and columns (for residuals)."""
+    """Triplets of a RationalMatrix restricted to some rows and columns (for residuals).
 
-    def __init__(self, rows, cols, data, shape):
+    ``nums``/``den``: the entries as integers over one common denominator (exact residuals are
+    computed in integers, see :mod:`lpgame.rational`).
+    """
+
+    def __init__(self, rows, cols, data, shape, scaled=None):
         self.shape = shape
-        self.rows = rows
-        self.cols = cols
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.cols = np.asarray(cols, dtype=np.int64)
         self.data = data
+        self.nums, self.den = common_denominator(data) if scaled is None else scaled
+        self._by_row = None
 
-    def matvec(self, x: list[Fraction]) -> list[Fraction]:
-        out = [Fraction(0)] * self.shape[0]
-        for r, c, v in zip(self.rows, self.cols, self.data):
-            xc = x[c]
-            if xc:
-                out[r] += v * xc
-        return out
+    def row(self, i: int) -> tuple[list[int], list[int]]:
+        """(columns, integer entries over ``den``) of row i."""
+        if self._by_row is None:
+            order = np.argsort(self.rows, kind="stable")
+            ptr = np.concatenate([[0], np.cumsum(np.bincount(self.rows, minlength=self.shape[0]))])
+            self._by_row = (ptr.tolist(), self.cols[order].tolist(), self.nums[order].tolist())
+        ptr, cols, nums = self._by_row
+        return cols[ptr[i]:ptr[i + 1]], nums[ptr[i]:ptr[i + 1]]
+
+    def matvec_scaled(self, x: np.ndarray) -> np.ndarray:
+        """den · (self @ (x / s)) · s for an integer vector x over any denominator s: integers."""
+        return scaled_products(self.rows, self.cols, self.nums, x, self.shape[0])
 
     def float_matrix(self) -> sp.csc_array:
-        return sp.csc_array((np.array([float(v) for v in self.data]), (self.rows, self.cols)),
+        return sp.csc_array((scaled_to_float(self.nums, self.den), (self.rows, self.cols)),
                             shape=self.shape)
 
     @property
     def T(self) -> _SparseRational:  # noqa: N802
-        return _SparseRational(self.cols, self.rows, self.data, (self.shape[1], self.shape[0]))
+        return _SparseRational(self.cols, self.rows, self.data, (self.shape[1], self.shape[0]),
+                               (self.nums, self.den))
 
 
 def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
-    """Solve the square system exactly: float LU, exact iterative refinement, reconstruction."""
+    """Solve the square system exactly: float LU, exact iterative refinement, reconstruction.
+
+    The iterate x is a sum of floats, so it is kept as integers X over a power of two s (x = X/s),
+    and with the matrix as M/E and the right-hand side as R/r the residual b − Ax is the integer
+    vector R·E·s − r·(M X) over r·E·s: every step is exact integer arithmetic.
+    """
     n = matrix.shape[0]
     if n == 0:
         return []
@@ -87,29 +121,88 @@ def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> l
         lu = spla.splu(matrix.float_matrix())
     except RuntimeError as exc:
         raise ExactCheckError(f"exact mode: the basis matrix for {what} is singular") from exc
-    x = [Fraction(0)] * n
-    residual = list(rhs)
-    scale = max((abs(float(v)) for v in rhs), default=1.0) or 1.0
+    R, r_den = common_denominator(rhs)
+    E = matrix.den
+    X = np.zeros(n, dtype=object)                  # x = X / s
+    s = 1
+    residual = R * E                               # over r_den · E · s
+    scale = float(np.abs(scaled_to_float(R, r_den)).max()) or 1.0
+    R_list = R.tolist()
+    probes = np.unique(np.linspace(0, n - 1, min(n, PROBE_ROWS)).astype(np.int64)).tolist()
     for rounds in range(1, REFINEMENT_ROUNDS + 1):
-        correction = lu.solve(np.array([float(r) for r in residual]))
+        res_den = r_den * E * s
+        correction = lu.solve(np.array([v / res_den for v in residual.tolist()], dtype=float))
         if not np.all(np.isfinite(correction)):
             raise ExactCheckError(f"exact mode: the basis system for {what} is ill-conditioned")
-        x = [xi + Fraction(float(ci)) for xi, ci in zip(x, correction)]
-        ax = matrix.matvec(x)
-        residual = [b - a for b, a in zip(rhs, ax)]
-        size = max((abs(float(r)) for r in residual), default=0.0)
-        if size == 0.0 and all(r == 0 for r in residual):
-            return x
-        # try the simplest fractions near the refined solution
+        ratios = [c.as_integer_ratio() for c in correction.tolist()]   # exact; powers of 2 below
+        s_new = max(s, max(q for _, q in ratios))
+        X = X * (s_new // s) + object_array(p * (s_new // q) for p, q in ratios)
+        s = s_new
+        residual = R * (E * s) - r_den * matrix.matvec_scaled(X)
+        res_den = r_den * E * s
+        size = max((abs(v / res_den) for v in residual.tolist()), default=0.0)
+        if not any(residual.tolist()):
+            return [Fraction(v, s) for v in X.tolist()]
+        # try the simplest fractions near the refined solution: first on a few rows (a failing
+        # row rejects the candidate without reconstructing every entry), then on all of them
         bound = 10 ** min(7 * rounds, 400)
-        candidate = [xi.limit_denominator(bound) for xi in x]
-        if all(b == a for b, a in zip(rhs, matrix.matvec(candidate))):
-            return candidate
+        simplest = _Simplest(X.tolist(), s, bound)
+        if all(_row_holds(matrix, i, simplest, R_list[i], r_den) for i in probes):
+            candidate = [simplest[j] for j in range(n)]
+            c_den = math.lcm(*{q for _, q in candidate})
+            factor = {q: c_den // q for _, q in candidate}
+            C = object_array(p * factor[q] for p, q in candidate)
+            if not any((R * (E * c_den) - r_den * matrix.matvec_scaled(C)).tolist()):
+                exact = {pq: Fraction(*pq) for pq in set(candidate)}   # one per distinct value
+                return [exact[pq] for pq in candidate]
         if size <= 1e-300 * scale:
             break
     raise ExactCheckError(
         f"exact mode: could not recover an exact rational solution of the basis system for {what}"
         f" ({n} equations) after {REFINEMENT_ROUNDS} refinement rounds")
+
+
+class _Simplest(dict):
+    """j ↦ (p, q): the simplest fraction near nums[j]/s, ``Fraction.limit_denominator(bound)``,
+    computed on first use."""
+
+    def __init__(self, nums: list[int], s: int, bound: int):
+        super().__init__()
+        self.nums, self.s, self.bound = nums, s, bound
+
+    def __missing__(self, j: int) -> tuple[int, int]:
+        pq = self[j] = limit_denominator(self.nums[j], self.s, self.bound)
+        return pq
+
+
+def _row_holds(matrix: _SparseRational, i: int, x: _Simplest, rhs: int, rhs_den: int) -> bool:
+    """Whether row i of ``matrix`` · x equals rhs / rhs_den exactly."""
+    cols, nums = matrix.row(i)
+    pq = [x[c] for c in cols]
+    Q = math.lcm(*(q for _, q in pq)) if pq else 1
+    lhs = sum(m * p * (Q // q) for m, (p, q) in zip(nums, pq))
+    return rhs_den * lhs == rhs * matrix.den * Q
+
+
+def _optional(values: list[Fraction | None]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(present, N, D) for a list of Fractions or None: a mask, and integers N over D (0 where
+    absent)."""
+    present = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+    nums, den = common_denominator([0 if v is None else v for v in values])
+    return present, nums, den
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> int:
+    """Σ a[k]·b[k] of two object arrays of Python integers."""
+    return sum((a * b).tolist(), 0)
+
+
+def _exact_bounds(bounds, absent: float) -> list[Fraction | None]:
+    """Each float bound as an exact Fraction, None where it is ``absent`` (±inf); one conversion
+    per distinct value."""
+    values, inverse = np.unique(np.asarray(bounds, dtype=float), return_inverse=True)
+    exact = [None if v == absent else Fraction(v) for v in values.tolist()]
+    return [exact[k] for k in inverse.ravel().tolist()]
 
 
 def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
@@ -129,45 +222,43 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
             "nonbasic rows; it is not a valid basis")
     # bounds, exact
     blocks = lp.variables
-    col_lower = [None if np.isneginf(v) else Fraction(float(v)) for b in blocks for v in b.lower]
-    col_upper = [None if np.isposinf(v) else Fraction(float(v)) for b in blocks for v in b.upper]
+    col_lower = _exact_bounds(np.concatenate([b.lower for b in blocks]) if blocks else [], -np.inf)
+    col_upper = _exact_bounds(np.concatenate([b.upper for b in blocks]) if blocks else [], np.inf)
     row_lower = [r if s in ("==", ">=") else None for s, r in zip(senses, rhs)]
     row_upper = [r if s in ("==", "<=") else None for s, r in zip(senses, rhs)]
 
-    # nonbasic columns at the bound nearest to the float value
+    # nonbasic columns at the bound nearest to the float value (the lower one at a tie)
+    lower_f = np.concatenate([b.lower for b in blocks]) if blocks else np.zeros(0)
+    upper_f = np.concatenate([b.upper for b in blocks]) if blocks else np.zeros(0)
+    value = np.asarray(solution.col_values, dtype=float)
+    has_lower, has_upper = lower_f != -np.inf, upper_f != np.inf
+    with np.errstate(invalid="ignore"):
+        at_upper = has_upper & (~has_lower | (np.abs(upper_f - value) < np.abs(lower_f - value)))
     z = [Fraction(0)] * n
     for j in np.flatnonzero(~col_basic).tolist():
-        lo, up = col_lower[j], col_upper[j]
-        value = solution.col_values[j]
-        options = [b for b in (lo, up) if b is not None]
-        z[j] = min(options, key=lambda b: abs(float(b) - value)) if options else Fraction(0)
-    # tight rows at the bound nearest to the float activity
-    activity = lp.assemble().A @ solution.col_values
-    row_target: dict[int, Fraction] = {}
+        if at_upper[j]:
+            z[j] = col_upper[j]
+        elif has_lower[j]:
+            z[j] = col_lower[j]
+    # tight rows at their bound: a row's bounds are its one right-hand side
     for i in tight_rows.tolist():
-        options = [b for b in (row_lower[i], row_upper[i]) if b is not None]
-        if not options:
+        if row_lower[i] is None and row_upper[i] is None:
             raise ExactCheckError(f"exact mode: row {i} is nonbasic but has no finite bound")
-        row_target[i] = min(options, key=lambda b: abs(float(b) - activity[i]))
 
     row_pos = -np.ones(m, dtype=np.int64)
     row_pos[tight_rows] = np.arange(len(tight_rows))
     col_pos = -np.ones(n, dtype=np.int64)
     col_pos[basic_cols] = np.arange(len(basic_cols))
-    rows_b, cols_b, data_b = [], [], []
-    rhs_b = [row_target[i] for i in tight_rows.tolist()]
-    for r, cc, v in zip(A.rows.tolist(), A.cols.tolist(), A.data):
-        pr = row_pos[r]
-        if pr < 0:
-            continue
-        pc = col_pos[cc]
-        if pc >= 0:
-            rows_b.append(int(pr))
-            cols_b.append(int(pc))
-            data_b.append(v)
-        elif z[cc]:
-            rhs_b[pr] -= v * z[cc]
-    basis = _SparseRational(rows_b, cols_b, data_b, (len(tight_rows), len(basic_cols)))
+    rhs_b = [rhs[i] for i in tight_rows.tolist()]
+    pr, pc = row_pos[A.rows], col_pos[A.cols]
+    in_basis = np.flatnonzero((pr >= 0) & (pc >= 0))
+    nums, den = A.scaled()
+    basis = _SparseRational(pr[in_basis], pc[in_basis], [A.data[k] for k in in_basis.tolist()],
+                            (len(tight_rows), len(basic_cols)), (nums[in_basis], den))
+    for k in np.flatnonzero((pr >= 0) & (pc < 0)).tolist():   # nonbasic columns move the rhs
+        zc = z[int(A.cols[k])]
+        if zc:
+            rhs_b[int(pr[k])] -= A.data[k] * zc
     z_basic = _solve_exactly(basis, rhs_b, "the primal values")
     for k, j in enumerate(basic_cols.tolist()):
         z[j] = z_basic[k]
@@ -176,45 +267,49 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
     for k, i in enumerate(tight_rows.tolist()):
         pi[i] = pi_tight[k]
 
-    # ---- exact checks
-    az = A.matvec(z)
-    for j in range(n):
-        if (col_lower[j] is not None and z[j] < col_lower[j]) or (
-                col_upper[j] is not None and z[j] > col_upper[j]):
-            raise ExactCheckError(f"exact mode: column {j} = {z[j]} violates its bounds")
-    for i in range(m):
-        if (row_lower[i] is not None and az[i] < row_lower[i]) or (
-                row_upper[i] is not None and az[i] > row_upper[i]):
-            raise ExactCheckError(f"exact mode: row {i} has activity {az[i]} outside its bounds")
-    atpi = A.rmatvec(pi)
-    d = [cj - aj for cj, aj in zip(c, atpi)]
+    # ---- exact checks, on integers over common denominators (see lpgame.rational)
+    a_nums, a_den = A.scaled()
+    z_nums, z_den = common_denominator(z)
+    az_nums, az_den = scaled_products(A.rows, A.cols, a_nums, z_nums, m), a_den * z_den   # A z
+    has_cl, cl, cl_den = _optional(col_lower)
+    has_cu, cu, cu_den = _optional(col_upper)
+    has_rl, rl, rl_den = _optional(row_lower)
+    has_ru, ru, ru_den = _optional(row_upper)
+    bad = (has_cl & (z_nums * cl_den < cl * z_den)) | (has_cu & (z_nums * cu_den > cu * z_den))
+    for j in np.flatnonzero(bad)[:1].tolist():
+        raise ExactCheckError(f"exact mode: column {j} = {z[j]} violates its bounds")
+    bad = (has_rl & (az_nums * rl_den < rl * az_den)) | (has_ru & (az_nums * ru_den > ru * az_den))
+    for i in np.flatnonzero(bad)[:1].tolist():
+        raise ExactCheckError(f"exact mode: row {i} has activity {Fraction(az_nums[i], az_den)} "
+                              "outside its bounds")
+    pi_nums, pi_den = common_denominator(pi)
+    atpi = scaled_products(A.cols, A.rows, a_nums, pi_nums, n)       # Aᵀπ over a_den · pi_den
+    c_nums, c_den = common_denominator(c)
+    d_nums, d_den = c_nums * (a_den * pi_den) - atpi * c_den, c_den * a_den * pi_den   # c − Aᵀπ
     sign = 1 if lp.sense == "max" else -1
-    dual_objective = Fraction(0)
-    for i in range(m):
-        p = pi[i] * sign
-        if p > 0:   # a binding upper bound
-            if row_upper[i] is None or az[i] != row_upper[i]:
-                raise ExactCheckError(f"exact mode: dual of row {i} is {pi[i]} but the row's upper"
-                                      " bound is not active: the basis is not dual feasible")
-            dual_objective += pi[i] * row_upper[i]
-        elif p < 0:
-            if row_lower[i] is None or az[i] != row_lower[i]:
-                raise ExactCheckError(f"exact mode: dual of row {i} is {pi[i]} but the row's lower"
-                                      " bound is not active: the basis is not dual feasible")
-            dual_objective += pi[i] * row_lower[i]
-    for j in range(n):
-        q = d[j] * sign
-        if q > 0:
-            if col_upper[j] is None or z[j] != col_upper[j]:
-                raise ExactCheckError(f"exact mode: reduced cost of column {j} is {d[j]} but its "
-                                      "upper bound is not active: not dual feasible")
-            dual_objective += d[j] * col_upper[j]
-        elif q < 0:
-            if col_lower[j] is None or z[j] != col_lower[j]:
-                raise ExactCheckError(f"exact mode: reduced cost of column {j} is {d[j]} but its "
-                                      "lower bound is not active: not dual feasible")
-            dual_objective += d[j] * col_lower[j]
-    primal_objective = sum((cj * zj for cj, zj in zip(c, z) if cj), Fraction(0))
+    # a positive (negative) dual needs an active upper (lower) bound; it adds dual × bound
+    up = pi_nums * sign > 0
+    low = pi_nums * sign < 0
+    bad_up = up & ~(has_ru & (az_nums * ru_den == ru * az_den))
+    bad_low = low & ~(has_rl & (az_nums * rl_den == rl * az_den))
+    for i in np.flatnonzero(bad_up | bad_low)[:1].tolist():
+        side = "upper" if bad_up[i] else "lower"
+        raise ExactCheckError(f"exact mode: dual of row {i} is {pi[i]} but the row's {side}"
+                              " bound is not active: the basis is not dual feasible")
+    dual_objective = (Fraction(_dot(pi_nums[up], ru[up]), pi_den * ru_den)
+                      + Fraction(_dot(pi_nums[low], rl[low]), pi_den * rl_den))
+    up = d_nums * sign > 0
+    low = d_nums * sign < 0
+    bad_up = up & ~(has_cu & (z_nums * cu_den == cu * z_den))
+    bad_low = low & ~(has_cl & (z_nums * cl_den == cl * z_den))
+    for j in np.flatnonzero(bad_up | bad_low)[:1].tolist():
+        side = "upper" if bad_up[j] else "lower"
+        raise ExactCheckError(f"exact mode: reduced cost of column {j} is "
+                              f"{Fraction(d_nums[j], d_den)} but its {side} bound is not active: "
+                              "not dual feasible")
+    dual_objective += (Fraction(_dot(d_nums[up], cu[up]), d_den * cu_den)
+                       + Fraction(_dot(d_nums[low], cl[low]), d_den * cl_den))
+    primal_objective = Fraction(_dot(c_nums, z_nums), c_den * z_den)
     if primal_objective != dual_objective:
         raise ExactCheckError(f"exact mode: primal objective {primal_objective} differs from the "
                               f"dual objective {dual_objective}")

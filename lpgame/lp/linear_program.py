@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.errors import LpgameError
-from lpgame.rational import RationalMatrix, as_rational, as_scipy
+from lpgame.rational import RationalMatrix, as_rational, as_scipy, distinct_map
 
 SENSES = ("==", "<=", ">=")
 
@@ -174,7 +174,8 @@ class LinearProgram:
             cols = np.concatenate([p[1] for p in parts])
             data = np.concatenate([p[2] for p in parts])
             blocks_rows.append((rows, cols, data))
-            rhs = np.array([float(v) for v in con.rhs]) if isinstance(con.rhs, list) else con.rhs
+            rhs = (np.array(distinct_map(float, con.rhs), dtype=float) if isinstance(con.rhs, list)
+                   else con.rhs)
             row_lower.append(rhs if con.sense in ("==", ">=") else np.full(con.size, -np.inf))
             row_upper.append(rhs if con.sense in ("==", "<=") else np.full(con.size, np.inf))
         if blocks_rows:
@@ -198,22 +199,21 @@ class LinearProgram:
     def assemble_exact(self) -> tuple[list[Fraction], RationalMatrix, list, list]:
         """Exact objective c, matrix A (COO of Fractions), and per-row (sense, rhs) data."""
         c = [Fraction(0)] * self.num_cols
+        placed = set()
         for var, coef in self.objective:
-            for k, v in enumerate(_exact_vector(coef, var.size)):
-                c[var.offset + k] += v
-        rows, cols, data = [], [], []
+            values = _exact_vector(coef, var.size)
+            if var.offset in placed:     # a block named twice: its coefficients add up
+                values = [a + b for a, b in zip(c[var.offset:var.offset + var.size], values)]
+            c[var.offset:var.offset + var.size] = values
+            placed.add(var.offset)
+        blocks = []
         senses, rhs = [], []
         for con in self.constraints:
             for var, matrix in con.terms:
-                m = as_rational(matrix)
-                rows.append(m.rows + con.offset)
-                cols.append(m.cols + var.offset)
-                data.extend(m.data)
+                blocks.append((as_rational(matrix), con.offset, var.offset))
             senses.extend([con.sense] * con.size)
             rhs.extend(_exact_vector(con.rhs, con.size))
-        A = RationalMatrix((self.num_rows, self.num_cols),
-                           np.concatenate(rows) if rows else [], np.concatenate(cols) if cols else [],
-                           data)
+        A = RationalMatrix.from_blocks((self.num_rows, self.num_cols), blocks)
         return c, A, senses, rhs
 
     # ------------------------------------------------------------------ printing
@@ -325,9 +325,12 @@ def _dense_float(coef, size: int) -> np.ndarray:
 
 
 def _exact_vector(values, size: int) -> list[Fraction]:
+    """Exact entries: Fractions as they are, floats as the binary rationals they hold."""
     if isinstance(values, list):
-        return [Fraction(v) for v in values]
+        return [v if type(v) is Fraction else Fraction(v) for v in values]
     if sp.issparse(values):
         values = np.asarray(values.toarray()).ravel()
     arr = np.broadcast_to(np.asarray(values, dtype=float), (size,))
-    return [Fraction(float(v)) for v in arr]
+    distinct, inverse = np.unique(arr, return_inverse=True)     # one Fraction per distinct float
+    exact = [Fraction(v) for v in distinct.tolist()]
+    return [exact[k] for k in inverse.ravel().tolist()]
