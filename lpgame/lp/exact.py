@@ -205,6 +205,17 @@ def _exact_bounds(bounds, absent: float) -> list[Fraction | None]:
     return [exact[k] for k in inverse.ravel().tolist()]
 
 
+def _inactive_bounds(signed_multipliers, value_nums, value_den, lower, upper):
+    """Complementary slackness, exactly: a positive (negative) signed multiplier needs its upper
+    (lower) bound active. ``lower``/``upper`` are (has bound, numerators, denominator); returns
+    (positive, negative, positive without an active upper bound, negative without a lower one)."""
+    (has_lo, lo, lo_den), (has_hi, hi, hi_den) = lower, upper
+    up, low = signed_multipliers > 0, signed_multipliers < 0
+    bad_up = up & ~(has_hi & (value_nums * hi_den == hi * value_den))
+    bad_low = low & ~(has_lo & (value_nums * lo_den == lo * value_den))
+    return up, low, bad_up, bad_low
+
+
 def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
     """Recompute the optimal basic solution exactly and check optimality (see module)."""
     if not solution.has_basis:
@@ -288,20 +299,16 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
     d_nums, d_den = c_nums * (a_den * pi_den) - atpi * c_den, c_den * a_den * pi_den   # c − Aᵀπ
     sign = 1 if lp.sense == "max" else -1
     # a positive (negative) dual needs an active upper (lower) bound; it adds dual × bound
-    up = pi_nums * sign > 0
-    low = pi_nums * sign < 0
-    bad_up = up & ~(has_ru & (az_nums * ru_den == ru * az_den))
-    bad_low = low & ~(has_rl & (az_nums * rl_den == rl * az_den))
+    up, low, bad_up, bad_low = _inactive_bounds(pi_nums * sign, az_nums, az_den,
+                                                (has_rl, rl, rl_den), (has_ru, ru, ru_den))
     for i in np.flatnonzero(bad_up | bad_low)[:1].tolist():
         side = "upper" if bad_up[i] else "lower"
         raise ExactCheckError(f"exact mode: dual of row {i} is {pi[i]} but the row's {side}"
                               " bound is not active: the basis is not dual feasible")
     dual_objective = (Fraction(_dot(pi_nums[up], ru[up]), pi_den * ru_den)
                       + Fraction(_dot(pi_nums[low], rl[low]), pi_den * rl_den))
-    up = d_nums * sign > 0
-    low = d_nums * sign < 0
-    bad_up = up & ~(has_cu & (z_nums * cu_den == cu * z_den))
-    bad_low = low & ~(has_cl & (z_nums * cl_den == cl * z_den))
+    up, low, bad_up, bad_low = _inactive_bounds(d_nums * sign, z_nums, z_den,
+                                                (has_cl, cl, cl_den), (has_cu, cu, cu_den))
     for j in np.flatnonzero(bad_up | bad_low)[:1].tolist():
         side = "upper" if bad_up[j] else "lower"
         raise ExactCheckError(f"exact mode: reduced cost of column {j} is "
