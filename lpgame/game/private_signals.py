@@ -301,18 +301,27 @@ def _compile(rules: PrivateSignalRules, name: str, n: int):
             last = leaf_last[:, i][None, :]
             seqs[:, :, i] = np.where(last == 0, 0, 1 + deals[:, i][:, None] * S + last - 1)
         payoffs_exact = []
-        payoffs = np.empty((len(deals), num_leaves, n))
-        for k, (state, _) in enumerate(leaves):
+        for state, _ in leaves:
             u = np.asarray(rules.leaf_payoffs(state, deals))
             if u.shape != (len(deals), n):
                 raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} payoffs have "
                                        f"shape {u.shape}, expected ({len(deals)}, {n})")
-            uf = _as_float(u)
-            if not np.all(np.isfinite(uf)):
-                raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} has a payoff "
-                                       "that is not finite")
-            payoffs[:, k, :] = uf
             payoffs_exact.append(u)
+        # one conversion for all leaves (a per-leaf conversion cost more than the rules' payoffs)
+        if any(u.dtype == object for u in payoffs_exact):
+            stacked = np.empty((num_leaves, len(deals), n), dtype=object)
+            for k, u in enumerate(payoffs_exact):
+                stacked[k] = u
+            payoffs = _as_float(stacked)
+        else:
+            payoffs = np.stack(payoffs_exact).astype(float) if payoffs_exact else \
+                np.zeros((0, len(deals), n))
+        finite = np.isfinite(payoffs).all(axis=(1, 2))
+        if not finite.all():
+            state = leaves[int(np.argmin(finite))][0]
+            raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} has a payoff "
+                                   "that is not finite")
+        payoffs = payoffs.transpose(1, 0, 2)    # deals × leaves × players
         return {"sequences": seqs.reshape(-1, n), "chance": np.repeat(weights / total, num_leaves),
                 "payoffs": payoffs.reshape(-1, n), "weights": weights, "total_weight": total,
                 "payoffs_exact": payoffs_exact}
