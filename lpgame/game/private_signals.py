@@ -154,11 +154,8 @@ def _as_float(u: np.ndarray) -> np.ndarray:
     """
     if u.dtype != object:
         return u.astype(float)
-    flat = u.ravel()
-    ids = np.fromiter(map(id, flat), dtype=np.int64, count=flat.size)
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    values = np.array([float(flat[i]) for i in first], dtype=float)
-    return values[inverse].reshape(u.shape)
+    distinct, inverse = distinct_objects(u.ravel())
+    return np.array([float(v) for v in distinct], dtype=float)[inverse].reshape(u.shape)
 
 
 class PrivateSignalGame(IndexedGame):

@@ -16,16 +16,19 @@ depth, and each player's *observation id*.
 
 Information sets by observation histories. Player i knows their dealt hand and every turn, with the
 opponent's drawn tiles hidden (module docstring of :mod:`lpgame.games.domino`). An observation id
-interns the pair (previous observation id, what i saw of the last turn), so two nodes have the same
-id exactly when i's observation histories are equal; with the tile just drawn appended, that is the
-information set of :meth:`DominoRules.infoset_tuple` (own hand = dealt hand − own placed + own
-drawn). Perfect recall holds by construction and is checked anyway (every node of a set must have the
-same parent sequence). Forced moves create no node, so an opponent's turn can take different numbers
-of tree levels in one information set: the interning is global, not per level.
+is a 64-bit hash of the pair (previous observation id, what i saw of the last turn), so two nodes
+have the same id exactly when i's observation histories are equal, unless two different pairs hash
+alike: every pair made is kept and checked at the end, and a collision raises
+:class:`HashCollisionError` (``domino()`` then expands the tree instead). With the tile just drawn
+appended, the history is the information set of :meth:`DominoRules.infoset_tuple` (own hand =
+dealt hand − own placed + own drawn). Perfect recall holds by construction and is checked anyway
+(every node of a set must have the same parent sequence and actions). Forced moves create no node,
+so an opponent's turn can take different numbers of tree levels in one information set: the ids
+are global, not per level.
 
-Numbering: information sets in order of discovery level by level, so a parent sequence always comes
-before its children's (what :class:`~lpgame.sequence_form.SequenceForm` needs); it differs from the
-explicit tree's depth-first numbering, which no result depends on (strategies are keyed by labels).
+Numbering: information sets get ids in order of discovery while the levels are built; at the end
+they, their sequences and the leaves are renumbered in the explicit tree's depth-first preorder
+(:meth:`_Compiler._preorder`), so the index, and hence the LP HiGHS solves, is the expansion's own.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from lpgame.errors import InvalidGameError
+from lpgame.errors import InvalidGameError, LpgameError
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import CompiledTreeIndex, PlayerIndex
 from lpgame.limits import check_prediction
@@ -45,7 +48,7 @@ BYTES_PER_FRONTIER_NODE = 200   # the level's arrays and their children, with sl
 BYTES_PER_LEAF = 40             # two sequences, chance, payoff
 
 
-class HashCollisionError(Exception):
+class HashCollisionError(LpgameError):
     """Two different observation histories hashed alike (about 1e-7 likely on Domino(3,3))."""
 
 
@@ -80,10 +83,10 @@ class _Observations:
         self.records.append((z, parents, tokens.astype(np.int64)))
         self.pending += len(z)
         if self.pending > self.COMPACT_AT:
-            self._compact()
+            self.compact()
         return z
 
-    def _compact(self) -> None:
+    def compact(self) -> None:
         """Merge the records into one sorted, repeat-free record, checking for collisions."""
         h = np.concatenate([r[0] for r in self.records])
         p = np.concatenate([r[1] for r in self.records])
@@ -101,8 +104,13 @@ class _Observations:
 
     def finish(self) -> None:
         """Compact once more and keep the sorted (hash, parent, token) table for lookups."""
-        self._compact()
+        self.compact()
         self.hashes, self.parents, self.tokens = self.records[0]
+
+
+def _rank_in_groups(counts: np.ndarray) -> np.ndarray:
+    """0, 1, …, c−1 for each group of ``counts`` in turn (a child's rank among its siblings)."""
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def _domino_index(*, players, num_nodes, num_chance_nodes, sequences, denominators,
@@ -316,8 +324,7 @@ class _Compiler:
         rows, tiles = np.nonzero(in_bone)
         c = self._take(s, rows)
         per_node = in_bone.sum(axis=1)
-        c["parent"], c["rank"] = c["node"], np.arange(len(rows)) - np.repeat(
-            np.cumsum(per_node) - per_node, per_node)
+        c["parent"], c["rank"] = c["node"], _rank_in_groups(per_node)
         size = per_node[rows]
         if np.any(c["den"] > (1 << 62) // size):
             raise InvalidGameError(f"{self.rules.name}: chance denominators overflow 64 bits")
@@ -359,7 +366,6 @@ class _Compiler:
             self.num_sequences[p] += int(widths.sum())
             self.infosets[p].append({
                 "obs": uniq[new], "hand": s[f"h{p}"][rows], "drawn": s["drawn"][rows],
-                "parent_seq": s[f"seq{p}"][rows], "first_seq": start,
                 "depth": s[f"depth{p}"][rows], "slots": flat[rows],
                 "opening": s["left"][rows] < 0})
             self.first_seq[p] = np.concatenate([self.first_seq[p], start])
@@ -374,12 +380,12 @@ class _Compiler:
                                                                     != count)
         if np.any(bad):
             for observations in self.obs:   # two histories hashed alike merge two sets: say so
-                observations._compact()
+                observations.compact()
             raise InvalidGameError(f"{self.rules.name}: an information set of player {p + 1} "
                                    "violates perfect recall or has unequal actions (a bug here)")
         rows, slot = np.nonzero(flat)
         c = self._take(s, rows)
-        rank = np.arange(len(rows)) - np.repeat(np.cumsum(count) - count, count)
+        rank = _rank_in_groups(count)
         c["parent"], c["rank"] = c["node"], rank
         c[f"seq{p}"] = self.first_seq[p][node_infoset[rows]] + rank
         c[f"depth{p}"] = c[f"depth{p}"] + 1
@@ -468,18 +474,19 @@ class _Compiler:
             pidx.finalize()
             return pidx, np.zeros(1, dtype=np.int64)
         data = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-        num = len(data["obs"])
-        first_visit = np.full(num, np.iinfo(np.int64).max)
+        # ids in order of discovery: the registry's arrays and the parts are in that order
+        data["parent_seq"], data["first_seq"] = self.parent_seq[p], self.first_seq[p]
+        data["width"] = self.width[p]
+        first_visit = np.full(len(data["obs"]), np.iinfo(np.int64).max)
         for node, infoset in self.decision_nodes[p]:
             np.minimum.at(first_visit, infoset, pre[node])
         order = np.argsort(first_visit, kind="stable")
         data = {key: value[order] for key, value in data.items()}
-        widths = data["slots"].sum(axis=1)
+        widths = data["width"]
         first_seq = 1 + np.cumsum(widths) - widths
         seq_map = np.zeros(self.num_sequences[p], dtype=np.int64)
-        old_first = data["first_seq"]
-        offsets = np.arange(int(widths.sum())) - np.repeat(first_seq - 1, widths)
-        seq_map[np.repeat(old_first, widths) + offsets] = np.repeat(first_seq, widths) + offsets
+        offsets = _rank_in_groups(widths)
+        seq_map[np.repeat(data["first_seq"], widths) + offsets] = np.repeat(first_seq, widths) + offsets
         starts = data["obs"].copy()
         pending = data["drawn"] >= 0
         if np.any(pending):   # the history before the draw
@@ -518,9 +525,10 @@ class _Compiler:
         seq0, seq1, den, u, node = (np.concatenate(parts) for parts in zip(*self.leaves))
         order = np.argsort(pre[node])      # leaves in depth-first order, as the explicit tree's
         return _domino_index(players=[p0, p1], num_nodes=self.num_nodes,
-                           num_chance_nodes=self.num_chance,
-                           sequences=np.stack([map0[seq0[order]], map1[seq1[order]]], axis=1),
-                           denominators=den[order], payoffs=np.stack([u[order], -u[order]], axis=1))
+                             num_chance_nodes=self.num_chance,
+                             sequences=np.stack([map0[seq0[order]], map1[seq1[order]]], axis=1),
+                             denominators=den[order],
+                             payoffs=np.stack([u[order], -u[order]], axis=1))
 
 
 def compile_domino(rules, memory_limit: int | None = None) -> CompiledDomino:
