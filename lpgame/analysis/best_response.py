@@ -86,6 +86,21 @@ def best_response(sf: SequenceForm, player: int, plans: list[np.ndarray],
     return BestResponse(player, float(total[0]), behaviour, values)
 
 
+def _leaf_reach_scaled(sf: SequenceForm, plans, skip: int | None = None):
+    """(r, D, u): each leaf's chance reach times the plans' reach (all players but ``skip``) as
+    integers r over one denominator, and the integer payoffs u, so that r[z]·u[z, i] / D is leaf
+    z's exact contribution to player i's utility (module docstring)."""
+    reach, chance_den, payoffs, payoff_den = sf.exact_terminal_scaled()
+    den = chance_den * payoff_den
+    seqs = sf.terminal_sequences
+    for k, plan in enumerate(plans):
+        if k != skip:
+            nums, d = common_denominator(plan)
+            reach = reach * nums[seqs[:, k]]
+            den *= d
+    return reach, den, payoffs
+
+
 def best_response_value_exact(sf: SequenceForm, player: int, plans: list[list[Fraction]],
                               payoff_of: int | None = None, sign: int = 1) -> Fraction:
     """The best-response value in exact rational arithmetic (plans as lists of Fractions).
@@ -95,16 +110,11 @@ def best_response_value_exact(sf: SequenceForm, player: int, plans: list[list[Fr
     and the maxima of the recursion are integer sums and maxima; one Fraction is formed at the end.
     """
     payoff_of = player if payoff_of is None else payoff_of
-    chance, chance_den, payoffs, payoff_den = sf.exact_terminal_scaled()
+    chance, den, payoffs = _leaf_reach_scaled(sf, plans, skip=player)
     s = to_fraction(sign)
     weight = chance * payoffs[:, payoff_of] * s.numerator
-    den = chance_den * payoff_den * s.denominator
+    den *= s.denominator
     seqs = sf.terminal_sequences
-    for k, plan in enumerate(plans):
-        if k != player:
-            nums, d = common_denominator(plan)
-            weight = weight * nums[seqs[:, k]]
-            den *= d
     p = sf.players[player]
     total = np.zeros(p.num_sequences, dtype=object)    # g[σ] + Σ of children's values
     np.add.at(total, seqs[:, player], weight)
@@ -116,11 +126,5 @@ def best_response_value_exact(sf: SequenceForm, player: int, plans: list[list[Fr
 
 def profile_values_exact(sf: SequenceForm, plans: list[list[Fraction]]) -> list[Fraction]:
     """u_i(x_1, ..., x_n) for every player, exactly (on integers, as the best response)."""
-    chance, chance_den, payoffs, payoff_den = sf.exact_terminal_scaled()
-    reach, den = chance, chance_den * payoff_den
-    seqs = sf.terminal_sequences
-    for k, plan in enumerate(plans):
-        nums, d = common_denominator(plan)
-        reach = reach * nums[seqs[:, k]]
-        den *= d
+    reach, den, payoffs = _leaf_reach_scaled(sf, plans)
     return [Fraction(sum((reach * payoffs[:, i]).tolist(), 0), den) for i in range(sf.num_players)]

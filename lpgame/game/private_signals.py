@@ -34,7 +34,7 @@ from lpgame.game.showdown import ShowdownPayoffs
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex, TreeIndex
 from lpgame.limits import check_prediction
-from lpgame.rational import distinct_objects, to_fraction
+from lpgame.rational import distinct_map, distinct_objects, to_fraction
 
 
 class PrivateSignalRules(Protocol):
@@ -135,14 +135,13 @@ class _SignalIndex(TreeIndex):
 def _as_fractions(u: np.ndarray) -> np.ndarray:
     """``u`` as an object array of Fractions, converting each distinct value (object) once."""
     flat = u.ravel()
+    out = np.empty(flat.size, dtype=object)
     if u.dtype == object:
-        distinct, inverse = distinct_objects(flat)
-        exact = [to_fraction(v) for v in distinct]
+        out[:] = distinct_map(to_fraction, flat)
     else:
         values, inverse = np.unique(flat, return_inverse=True)
         exact = [to_fraction(v) for v in values]
-    out = np.empty(flat.size, dtype=object)
-    out[:] = [exact[k] for k in inverse.ravel().tolist()]
+        out[:] = [exact[k] for k in inverse.ravel().tolist()]
     return out.reshape(u.shape)
 
 
