@@ -78,6 +78,15 @@ def distinct_objects(values: Sequence) -> tuple[list, np.ndarray]:
     return [values[k] for k in first.tolist()], inverse.ravel()
 
 
+def binary_fractions(values, absent: float | None = None) -> list:
+    """Each float of ``values`` as the binary rational it holds (``Fraction(float)``), one
+    conversion per distinct value; entries equal to ``absent`` (e.g. ±inf) become None."""
+    distinct, inverse = np.unique(np.asarray(values, dtype=float).ravel(), return_inverse=True)
+    exact = [None if absent is not None and v == absent else Fraction(v)
+             for v in distinct.tolist()]
+    return [exact[k] for k in inverse.ravel().tolist()]
+
+
 def distinct_map(function, values: Sequence) -> list:
     """[function(v) for v in values], calling ``function`` once per distinct object (by identity)."""
     distinct, inverse = distinct_objects(values)

@@ -41,6 +41,7 @@ from lpgame.errors import ExactCheckError
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
 from lpgame.rational import (
+    binary_fractions,
     common_denominator,
     limit_denominator,
     object_array,
@@ -197,14 +198,6 @@ def _dot(a: np.ndarray, b: np.ndarray) -> int:
     return sum((a * b).tolist(), 0)
 
 
-def _exact_bounds(bounds, absent: float) -> list[Fraction | None]:
-    """Each float bound as an exact Fraction, None where it is ``absent`` (±inf); one conversion
-    per distinct value."""
-    values, inverse = np.unique(np.asarray(bounds, dtype=float), return_inverse=True)
-    exact = [None if v == absent else Fraction(v) for v in values.tolist()]
-    return [exact[k] for k in inverse.ravel().tolist()]
-
-
 def _inactive_bounds(signed_multipliers, value_nums, value_den, lower, upper):
     """Complementary slackness, exactly: a positive (negative) signed multiplier needs its upper
     (lower) bound active. ``lower``/``upper`` are (has bound, numerators, denominator); returns
@@ -233,8 +226,8 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
             "nonbasic rows; it is not a valid basis")
     # bounds, exact
     blocks = lp.variables
-    col_lower = _exact_bounds(np.concatenate([b.lower for b in blocks]) if blocks else [], -np.inf)
-    col_upper = _exact_bounds(np.concatenate([b.upper for b in blocks]) if blocks else [], np.inf)
+    col_lower = binary_fractions(np.concatenate([b.lower for b in blocks]) if blocks else [], -np.inf)
+    col_upper = binary_fractions(np.concatenate([b.upper for b in blocks]) if blocks else [], np.inf)
     row_lower = [r if s in ("==", ">=") else None for s, r in zip(senses, rhs)]
     row_upper = [r if s in ("==", "<=") else None for s, r in zip(senses, rhs)]
 

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.errors import LpgameError
-from lpgame.rational import RationalMatrix, as_rational, as_scipy, distinct_map
+from lpgame.rational import RationalMatrix, as_rational, as_scipy, binary_fractions, distinct_map
 
 SENSES = ("==", "<=", ">=")
 
@@ -330,7 +330,4 @@ def _exact_vector(values, size: int) -> list[Fraction]:
         return [v if type(v) is Fraction else Fraction(v) for v in values]
     if sp.issparse(values):
         values = np.asarray(values.toarray()).ravel()
-    arr = np.broadcast_to(np.asarray(values, dtype=float), (size,))
-    distinct, inverse = np.unique(arr, return_inverse=True)     # one Fraction per distinct float
-    exact = [Fraction(v) for v in distinct.tolist()]
-    return [exact[k] for k in inverse.ravel().tolist()]
+    return binary_fractions(np.broadcast_to(np.asarray(values, dtype=float), (size,)))
