@@ -5,7 +5,7 @@
     lpgame solve NAME [key=value ...] [--concept nash|maximin|ce|cce|efce|efcce|nfcce]
                  [--abstraction gameshrink]
                  [--objective welfare|player1|player2|w1,w2] [--exact]
-                 [--backend highs|pyomo|cvxpy] [--solver simplex|ipm|pdlp|choose]
+                 [--backend highs|pyomo|cvxpy] [--solver simplex|ipm|pdlp|choose|clarabel]
                  [--time-limit S] [--threads N] [--json PATH|-] [--save-lp PATH]
     lpgame evaluate NAME STRATEGY.json [key=value ...] [--exact] [--json PATH|-]
     lpgame export NAME [key=value ...] (--lp PATH | --mps PATH | --latex PATH)
@@ -345,7 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="correlated concepts: welfare (default), player1, player2 or weights w1,w2")
     p.add_argument("--exact", action="store_true", help="exact rational answer, certified")
     p.add_argument("--backend", default="highs", choices=["highs", "pyomo", "cvxpy"])
-    p.add_argument("--solver", default=None, choices=["choose", "simplex", "ipm", "pdlp"])
+    p.add_argument("--solver", default=None, choices=["choose", "simplex", "ipm", "pdlp", "clarabel"],
+                   help="HiGHS's solver, or clarabel (an interior point with a direct "
+                        "factorisation; lpgame's choice for compressed LPs of 2000+ signals)")
     p.add_argument("--time-limit", type=float, default=None, help="solver time limit (s)")
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--save-lp", default=None, metavar="PATH", help="also write the LP (.lp/.mps)")

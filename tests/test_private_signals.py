@@ -120,15 +120,17 @@ def test_compressed_lp_has_the_plain_lps_value(cards):
 
 
 def test_many_signals_go_to_the_interior_point_method_and_stay_certified():
-    """From IPM_SIGNALS_THRESHOLD cards the compressed LP is solved by IPM (simplex needs O(N)
-    iterations on the cumulative chains). With payoffs stated per deal the LP's values were O(N²)
-    and HiGHS's IPM declared OCP(5000) dual infeasible; the LP is now scaled by 1/N. The answer is
-    checked by the independent best-response computation, and against simplex."""
+    """From IPM_SIGNALS_THRESHOLD cards the compressed LP is solved by an interior-point method,
+    Clarabel's (simplex needs O(N) iterations on the cumulative chains; HiGHS's IPX slows down on
+    them). With payoffs stated per deal the LP's values were O(N²) and HiGHS's IPM declared
+    OCP(5000) dual infeasible; the LP is now scaled by 1/N. The answer is checked by the
+    independent best-response computation, and against simplex."""
     from lpgame.equilibria.security import IPM_SIGNALS_THRESHOLD
     from lpgame.equilibria.zero_sum import solve_zero_sum
 
     game = lpgame.games.make("one_card_poker", N=IPM_SIGNALS_THRESHOLD)
-    assert solve_zero_sum(lpgame.compile_game(game)).lp_solution.info["ipm_iterations"] > 0
+    info = solve_zero_sum(lpgame.compile_game(game)).lp_solution.info
+    assert info["interior_point"] == "clarabel" and info["ipm_iterations"] > 0
     result = lpgame.solve(game)
     assert result.certificate.nash_conv <= 1e-9
     # the value of the returned profile, computed bottom-up, is the LP value

@@ -36,7 +36,7 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
     out = []
     for i in range(2):
         built = security_lp(sf, player=i, payoff_player=i, exact=exact)
-        solution = solve_lp(built.lp, backend=backend, **built.solve_options(options))
+        solution = solve_lp(built.lp, backend=backend, **built.solve_options(options, backend))
         plans = [None, None]
         if exact:
             certified = certify_basis(built.lp, solution)

@@ -21,6 +21,7 @@ Thm C.3). In a general-sum game, U = U_i gives player i's maximin (security) val
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -32,7 +33,12 @@ from lpgame.rational import RationalMatrix
 from lpgame.sequence_form import SequenceForm
 
 IPM_SIGNALS_THRESHOLD = 2000
-"""From this many private signals the compressed LP is solved by the interior-point method."""
+"""From this many private signals the compressed LP is solved by an interior-point method
+(Clarabel, then HiGHS's crossover: :mod:`lpgame.lp.clarabel_backend`)."""
+
+BLOCKED_SIGNALS_THRESHOLD = 10000
+"""From this many private signals the cumulative sums are kept in two levels of ⌈√N⌉ (see
+:func:`compressed_security_lp`): one chain of N loses the interior point's accuracy."""
 
 
 @dataclass
@@ -45,9 +51,10 @@ class SecurityLP:
     value_scale: float = 1.0   # the game value is value_scale × the LP's optimum
     preferred_solver: str | None = None   # HiGHS solver to use when the caller names none
 
-    def solve_options(self, options: dict) -> dict:
-        """``options`` for :func:`lpgame.lp.solve_lp`, with the preferred solver where none is named."""
-        if self.preferred_solver is None or "solver" in options:
+    def solve_options(self, options: dict, backend: str = "highs") -> dict:
+        """``options`` for :func:`lpgame.lp.solve_lp`, with the preferred solver where none is
+        named (HiGHS backend only: Pyomo and CVXPY hand the LP to HiGHS themselves)."""
+        if self.preferred_solver is None or "solver" in options or backend != "highs":
             return dict(options)
         return {**options, "solver": self.preferred_solver}
 
@@ -101,26 +108,90 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
     return SecurityLP(lp, player, opponent)
 
 
-def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) -> SecurityLP:
+class _PrefixLayout:
+    """Sparse matrices of the cumulative sums of :func:`compressed_security_lp` for ``chains``
+    chains of N = ``signals`` signals in blocks of ``block`` (one block of N: the plain chain).
+
+    Variables are c (``chains``·N, chain-major) and P (``chains``·num_blocks, none for one block).
+    ``within_rows`` (on c) are the [cumulative] rows' c-part; ``block_rows_on_blocks`` and
+    ``block_rows_on_within`` the [block_cumulative] rows; ``sum_from_within`` and
+    ``sum_from_blocks`` map (c, P) to the sums, C = c + P[k(s) − 1].
+    """
+
+    def __init__(self, signals: int, chains: int, block: int):
+        N = signals
+        self.num_blocks = -(-N // block)
+        n_c = N * chains
+        g = np.arange(n_c)
+        s = g % N
+        chain = g // N
+        first_in_block = s % block == 0
+        # c[g] − c[g − 1] (not at a block's first signal)
+        prev_rows = g[~first_in_block]
+        self.within_rows = sp.csr_array(
+            (np.concatenate([np.ones(n_c), -np.ones(len(prev_rows))]),
+             (np.concatenate([g, prev_rows]), np.concatenate([g, prev_rows - 1]))),
+            shape=(n_c, n_c))
+        self.sum_from_within = sp.identity(n_c, format="csr")
+        if self.num_blocks == 1:
+            self.num_block_sums = 0
+            return
+        nb = self.num_blocks
+        n_p = nb * chains
+        j = np.arange(n_p)
+        k = j % nb
+        later = j[k > 0]
+        self.num_block_sums = n_p
+        self.block_rows_on_blocks = sp.csr_array(
+            (np.concatenate([np.ones(n_p), -np.ones(len(later))]),
+             (np.concatenate([j, later]), np.concatenate([j, later - 1]))), shape=(n_p, n_p))
+        last_signal = np.minimum((k + 1) * block, N) - 1
+        self.block_rows_on_within = sp.csr_array(
+            (-np.ones(n_p), (j, (j // nb) * N + last_signal)), shape=(n_p, n_c))
+        in_later_block = g[s >= block]
+        self.sum_from_blocks = sp.csr_array(
+            (np.ones(len(in_later_block)),
+             (in_later_block, chain[in_later_block] * nb + s[in_later_block] // block - 1)),
+            shape=(n_c, n_p))
+
+
+def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int,
+                           block: int | None = None) -> SecurityLP:
     """The security LP with showdown payoffs in cumulative-sum form (linear in the signals).
 
     Same LP as :func:`security_lp`, with the term (Uᵀx)[s_o, σ_o] of each ``best_response`` row
-    rewritten through auxiliary variables C_τ[s] = Σ_{s' ≤ s} x[s', τ] (one chain per public
-    sequence τ of the optimiser that ends at a leaf), defined by the rows
-    C_τ[s] − C_τ[s−1] − x[s, τ] = 0  [cumulative]. For a leaf ℓ with comparison payoffs
-    (h, l, e) of the optimiser (see :mod:`lpgame.game.showdown`) and deal probability p:
+    rewritten through cumulative sums C_τ[s] = Σ_{s' ≤ s} x[s', τ] (one per public sequence τ of
+    the optimiser that ends at a leaf). For a leaf ℓ with comparison payoffs (h, l, e) of the
+    optimiser (see :mod:`lpgame.game.showdown`) and deal probability p:
 
         Σ_{s_i} W_ℓ[s_i, s_o] x[s_i, τ] = p·( h·(C_τ[N−1] − C_τ[s_o]) + l·C_τ[s_o − 1] + e·x[s_o, τ] ),
 
     the e-term only when equal signals can be dealt. Every row keeps O(1) nonzeros per leaf, so the
-    LP has O(N·L) nonzeros instead of O(N²·L) (Farina 2023, §13.2.4 sparsification). For scaling,
-    the LP writes p = 1/N in place of the deal probability and v in the same units (``value_scale``
-    converts back); the ``best_response`` rows are the true ones times a positive constant and the
-    objective is scaled alike, so their duals are still the opponent's realization plan.
+    LP has O(N·L) nonzeros instead of O(N²·L) (Farina 2023, §13.2.4 sparsification).
+
+    Layout of the cumulative sums. With ``block`` ≥ N (the default below
+    :data:`BLOCKED_SIGNALS_THRESHOLD` signals) C_τ is one chain of auxiliary variables,
+    C_τ[s] − C_τ[s−1] − x[s, τ] = 0  [cumulative]. A chain of length N makes the constraint
+    matrix's condition number grow like N (its inverse, the summation operator, has norm ≈ 2N/π),
+    and an interior-point method loses its accuracy on it: Clarabel stalls on OCP(100000). With
+    ``block`` = b < N the sums are kept in two levels: c_τ[s] = Σ of x[·, τ] from the start of s's
+    block of b signals up to s, by c_τ[s] − c_τ[s−1] − x[s, τ] = 0 with c_τ[s−1] left out at a
+    block's first signal [cumulative], and P_τ[k] = Σ of the blocks 0…k, by
+    P_τ[k] − P_τ[k−1] − c_τ[last signal of block k] = 0 [block_cumulative]; then
+    C_τ[s] = c_τ[s] + P_τ[k(s) − 1]. Chains are now at most max(b, N/b) long (b = ⌈√N⌉ by
+    default), and each C-term of a payoff row costs two nonzeros instead of one.
+
+    For scaling, the LP writes p = 1/N in place of the deal probability and v in the same units
+    (``value_scale`` converts back); the ``best_response`` rows are the true ones times a positive
+    constant and the objective is scaled alike, so their duals are still the opponent's
+    realization plan.
     """
     st = sf.payoff_structure
     opponent = 1 - player
     N = st.num_signals
+    if block is None:
+        block = math.isqrt(N - 1) + 1 if N >= BLOCKED_SIGNALS_THRESHOLD else N
+    block = max(1, min(int(block), N))
     # Scaling: each deal's probability 1/num_deals ≈ 1/N² is written as p = 1/N (the LP's payoff
     # coefficients are payoff/N, its values v are the true values × num_deals/N = (N−1) or N).
     # Then C (up to N), p·C and v are all O(1) per signal: with p = 1 (payoffs per deal) v[∅] is
@@ -130,9 +201,11 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
     p = 1.0 / N
     F_i, F_o = sf.treeplex_matrix(player), sf.treeplex_matrix(opponent)
     name = f"security LP of {sf.game.player_names[player]} in {sf.game.name} (compressed payoffs)"
-    lp = LinearProgram(name=name, description=(
-        "  max f_oᵀv  s.t.  F_i x = f_i,  F_oᵀv − (cumulative-sum form of Uᵀx) ≤ 0,  "
-        "C_τ[s] − C_τ[s−1] − x[s, τ] = 0"))
+    description = ("  max f_oᵀv  s.t.  F_i x = f_i,  F_oᵀv − (cumulative-sum form of Uᵀx) ≤ 0,  "
+                   + ("C_τ[s] − C_τ[s−1] − x[s, τ] = 0" if block == N else
+                      f"c_τ[s] − c_τ[s−1] − x[s, τ] = 0 in blocks of {block} signals, "
+                      "P_τ[k] − P_τ[k−1] − c_τ[end of block k] = 0"))
+    lp = LinearProgram(name=name, description=description)
     x = lp.add_variables("x", sf.num_sequences(player), lower=0.0, labels=sf.sequence_labels(player))
     v = lp.add_variables("v", sf.num_infosets(opponent) + 1, lower=-np.inf,
                          labels=["∅"] + sf.infoset_labels(opponent))
@@ -140,11 +213,15 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
     own_col, opp_col = (0, 1) if player == 0 else (1, 0)
     chains = sorted({int(t) for t in leaves[:, own_col] if t})
     chain_of = {t: k for k, t in enumerate(chains)}
+    layout = _PrefixLayout(N, len(chains), block)
     C = lp.add_variables("C", N * len(chains), lower=-np.inf,
                          labels=[f"{t}:{s}" for t in chains for s in range(N)])
+    P = (lp.add_variables("P", layout.num_block_sums, lower=-np.inf,
+                          labels=[f"{t}:block {k}" for t in chains for k in range(layout.num_blocks)])
+         if layout.num_block_sums else None)
     lp.add_constraints("treeplex", [(x, F_i)], "==", sf.treeplex_rhs(player),
                        labels=["∅"] + sf.infoset_labels(player))
-    # best_response rows: F_oᵀ v − (Uᵀ x) ≤ 0, the U-part as triplets on x and C
+    # best_response rows: F_oᵀ v − (Uᵀ x) ≤ 0, the U-part as triplets on x and on the sums C_τ[s]
     rx, cx, dx, rc, cc, dc = [], [], [], [], [], []
     signals = np.arange(N)
     below = signals.astype(float)            # #{s' < s}
@@ -199,26 +276,30 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int) ->
         return sp.csr_array((np.concatenate(d), (np.concatenate(r), np.concatenate(c))),
                             shape=(m_o, cols))
 
-    lp.add_constraints("best_response", [(v, F_o.T.tocsr()), (x, triplets(rx, cx, dx, x.size)),
-                                         (C, triplets(rc, cc, dc, C.size))], "<=", np.zeros(m_o),
+    on_sums = triplets(rc, cc, dc, C.size)          # coefficients of the sums C_τ[s]
+    terms = [(v, F_o.T.tocsr()), (x, triplets(rx, cx, dx, x.size)),
+             (C, sp.csr_array(on_sums @ layout.sum_from_within))]
+    if P is not None:
+        terms.append((P, sp.csr_array(on_sums @ layout.sum_from_blocks)))
+    lp.add_constraints("best_response", terms, "<=", np.zeros(m_o),
                        labels=sf.sequence_labels(opponent))
     if chains:
-        # cumulative rows: C[k·N + s] − C[k·N + s − 1] − x[block_τ(s)] = 0
-        n_c = C.size
-        diag = sp.identity(n_c, format="csr")
-        prev = sp.eye(n_c, k=-1, format="csr").tolil()
-        for k in range(1, len(chains)):
-            prev[k * N, k * N - 1] = 0.0   # chains do not link
         pick_cols = np.concatenate([st.sequence_block(player, t) for t in chains])
-        pick = sp.csr_array((np.full(n_c, -1.0), (np.arange(n_c), pick_cols)), shape=(n_c, x.size))
-        lp.add_constraints("cumulative", [(C, sp.csr_array(diag - prev.tocsr())), (x, pick)], "==",
-                           np.zeros(n_c), labels=C.labels)
+        pick = sp.csr_array((np.full(C.size, -1.0), (np.arange(C.size), pick_cols)),
+                            shape=(C.size, x.size))
+        lp.add_constraints("cumulative", [(C, layout.within_rows), (x, pick)], "==",
+                           np.zeros(C.size), labels=C.labels)
+        if P is not None:
+            lp.add_constraints("block_cumulative", [(P, layout.block_rows_on_blocks),
+                                                    (C, layout.block_rows_on_within)], "==",
+                               np.zeros(P.size), labels=P.labels)
     objective = np.zeros(v.size)
     objective[0] = 1.0
     lp.set_objective([(v, objective)], "max")
-    # Dual simplex needs O(N) iterations of O(N) work on the cumulative chains; the interior-point
-    # method needs ~25 iterations of near-linear work. Measured (OCP(N), one core): N = 2000 the
-    # same, N = 3000 5.8 s against 2.6 s, N = 5000 14.2 s against 4.7 s.
-    preferred = "ipm" if N >= IPM_SIGNALS_THRESHOLD else None
+    # Dual simplex needs O(N) iterations of O(N) work on the cumulative chains; an interior-point
+    # method needs ~15–25 iterations of near-linear work. HiGHS's IPX solves its normal equations
+    # iteratively and slows down on the chains (OCP(20000): 104 s); Clarabel factorises them
+    # directly (4 s), then HiGHS's crossover returns a vertex. See IPM_SIGNALS_THRESHOLD.
+    preferred = "clarabel" if N >= IPM_SIGNALS_THRESHOLD else None
     return SecurityLP(lp, player, opponent, value_scale=1.0 / (p * st.num_deals),
                       preferred_solver=preferred)

@@ -61,7 +61,7 @@ def solve_zero_sum(sf: SequenceForm, exact: bool = False, backend: str = "highs"
         if backend != "highs":
             raise ExactCheckError("exact mode reads HiGHS's optimal basis: use backend='highs'")
         options.setdefault("solver", "simplex")
-    solution = solve_lp(lp, backend=backend, **built.solve_options(options))
+    solution = solve_lp(lp, backend=backend, **built.solve_options(options, backend))
     x = solution.values("x")
     y = solution.duals("best_response")
     if exact:

@@ -127,20 +127,23 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
     return settings
 
 
-def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None = None,
-                time_limit: float | None = None, presolve: bool | None = None,
-                highs_options: dict | None = None, verbose: bool = False) -> LPSolution:
-    """Solve ``lp`` with HiGHS and return an :class:`~lpgame.lp.solution.LPSolution`."""
-    settings = highs_settings(solver, threads, time_limit, presolve, highs_options)
-    start = time.perf_counter()
+def build_highs(lp: LinearProgram, settings: dict) -> highspy.Highs:
+    """A HiGHS instance with ``settings`` applied (``output_flag`` off unless named) and ``lp``
+    passed in."""
     h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(verbose))
+    h.setOptionValue("output_flag", bool(settings.get("output_flag", False)))
     for key, value in settings.items():
         if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
             raise SolverError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
     h.passModel(_to_highs_lp(lp))
-    build_seconds = time.perf_counter() - start
-    run_status = h.run()
+    return h
+
+
+def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None, start: float,
+                   what: str = "HiGHS", run_status=None, settings: dict | None = None
+                   ) -> LPSolution:
+    """The :class:`LPSolution` of a HiGHS instance that has run, or the error its status calls
+    for (time limit, refusal, anything not optimal); ``start`` is the run's perf_counter start."""
     seconds = time.perf_counter() - start
     status = h.getModelStatus()
     text = h.modelStatusToString(status)
@@ -148,23 +151,22 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
     if status == highspy.HighsModelStatus.kTimeLimit:
         info = h.getInfo()
         raise SolverTimeLimitError(
-            f"HiGHS stopped at its time limit ({time_limit} s) on LP {lp.name!r} with "
+            f"{what} stopped at its time limit ({time_limit} s) on LP {lp.name!r} with "
             f"{size['rows']} rows, {size['cols']} columns, {size['nnz']} nonzeros; "
             f"objective reached {info.objective_function_value:g}",
             status=text, size=size, objective=info.objective_function_value,
             best_bound=_dual_objective(h))
     if status == highspy.HighsModelStatus.kNotset and run_status == highspy.HighsStatus.kError:
         raise SolverError(
-            f"HiGHS refused to solve LP {lp.name!r} ({size['rows']} rows, {size['cols']} columns, "
-            f"{size['nnz']} nonzeros) before starting: an inconsistent option? Options: {settings}",
-            status=text, size=size)
+            f"{what} refused to solve LP {lp.name!r} ({size['rows']} rows, {size['cols']} "
+            f"columns, {size['nnz']} nonzeros) before starting: an inconsistent option? "
+            f"Options: {settings}", status=text, size=size)
     if status != highspy.HighsModelStatus.kOptimal:
         raise SolverError(
-            f"HiGHS returned status {text!r} on LP {lp.name!r} with {size['rows']} rows, "
+            f"{what} returned status {text!r} on LP {lp.name!r} with {size['rows']} rows, "
             f"{size['cols']} columns, {size['nnz']} nonzeros", status=text, size=size)
     sol = h.getSolution()
     info = h.getInfo()
-    row_duals = np.asarray(sol.row_dual, dtype=float)
     col_basis = row_basis = None
     basis = h.getBasis()
     if basis.valid:
@@ -174,9 +176,23 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
         lp=lp, backend="highs", status="optimal",
         objective=float(info.objective_function_value),
         col_values=np.asarray(sol.col_value, dtype=float),
-        row_duals=row_duals,
+        row_duals=np.asarray(sol.row_dual, dtype=float),
         col_basis=col_basis, row_basis=row_basis, seconds=seconds,
-        info={"build_seconds": build_seconds, "solve_seconds": seconds - build_seconds,
-              "simplex_iterations": int(info.simplex_iteration_count),
+        info={"simplex_iterations": int(info.simplex_iteration_count),
               "ipm_iterations": int(info.ipm_iteration_count)},
     )
+
+
+def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None = None,
+                time_limit: float | None = None, presolve: bool | None = None,
+                highs_options: dict | None = None, verbose: bool = False) -> LPSolution:
+    """Solve ``lp`` with HiGHS and return an :class:`~lpgame.lp.solution.LPSolution`."""
+    settings = highs_settings(solver, threads, time_limit, presolve, highs_options)
+    start = time.perf_counter()
+    h = build_highs(lp, {"output_flag": bool(verbose), **settings})
+    build_seconds = time.perf_counter() - start
+    run_status = h.run()
+    solution = basic_solution(h, lp, time_limit, start, run_status=run_status, settings=settings)
+    solution.info.update({"build_seconds": build_seconds,
+                          "solve_seconds": solution.seconds - build_seconds})
+    return solution
