@@ -22,7 +22,8 @@ Columns: the instance; "nodes" of lpgame's model (the thesis's N in its own colu
 thesis counts the nodes of all T! permutation trees, lpgame has one chance node per deal and per
 draw); "leaf s" the time to compute Dudo's multi-round leaf values (exact solves of the smaller Dudo
 games, cached within the instance's process); "game s" building the game (rules → compiled index or
-explicit tree); "HiGHS s" HiGHS alone (passing the model and solving); "total s" everything (leaf
+explicit tree); "solver s" the LP solver alone (passing the model and solving: HiGHS, or Clarabel
+for the compressed LP of OCP(N ≥ 2000)); "total s" everything (leaf
 values, game, sequence form, LP, HiGHS, behaviour strategies, certificate); "peak MiB"; the LP's
 rows × columns and nonzeros; the value for player 1 next to the thesis's u(σ); "NashConv/range" the
 certificate (NashConv of the returned profile by independent best responses) over the payoff range
@@ -187,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"lpgame on Tablas 5.1–5.3; per instance: {args.max_seconds:g} s budget, lpgame memory "
           f"limit {gib(limit)}, address-space cap {gib(cap)}; one child process each")
     header = (f"{'instance':<15} {'nodes':>11} {'thesis N':>13} {'leaf s':>7} {'game s':>7} "
-              f"{'HiGHS s':>8} {'total s':>8} {'peak MiB':>8} {'LP rows×cols':>19} {'nnz':>10} "
+              f"{'solver s':>8} {'total s':>8} {'peak MiB':>8} {'LP rows×cols':>19} {'nnz':>10} "
               f"{'value':>12} {'thesis u':>8} {'NashConv/range':>14}  status")
     print(header)
     print("-" * len(header))
