@@ -299,7 +299,7 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int,
     # Dual simplex needs O(N) iterations of O(N) work on the cumulative chains; an interior-point
     # method needs ~15–25 iterations of near-linear work. HiGHS's IPX solves its normal equations
     # iteratively and slows down on the chains (OCP(20000): 104 s); Clarabel factorises them
-    # directly (4 s), then HiGHS's crossover returns a vertex. See IPM_SIGNALS_THRESHOLD.
+    # directly (5 s) to tolerance 1e-12 (an interior point; crossover=True asks HiGHS for a vertex).
     preferred = "clarabel" if N >= IPM_SIGNALS_THRESHOLD else None
     return SecurityLP(lp, player, opponent, value_scale=1.0 / (p * st.num_deals),
                       preferred_solver=preferred)
