@@ -34,7 +34,7 @@ from lpgame.sequence_form import SequenceForm
 
 IPM_SIGNALS_THRESHOLD = 2000
 """From this many private signals the compressed LP is solved by an interior-point method
-(Clarabel, then HiGHS's crossover: :mod:`lpgame.lp.clarabel_backend`)."""
+(Clarabel's, to tolerance 1e-12: :mod:`lpgame.lp.clarabel_backend`)."""
 
 BLOCKED_SIGNALS_THRESHOLD = 10000
 """From this many private signals the cumulative sums are kept in two levels of ⌈√N⌉ (see
@@ -49,7 +49,7 @@ class SecurityLP:
     player: int           # the optimiser i
     opponent: int         # o
     value_scale: float = 1.0   # the game value is value_scale × the LP's optimum
-    preferred_solver: str | None = None   # HiGHS solver to use when the caller names none
+    preferred_solver: str | None = None   # solver (HiGHS's or "clarabel") when the caller names none
 
     def solve_options(self, options: dict, backend: str = "highs") -> dict:
         """``options`` for :func:`lpgame.lp.solve_lp`, with the preferred solver where none is
@@ -114,8 +114,8 @@ class _PrefixLayout:
 
     Variables are c (``chains``·N, chain-major) and P (``chains``·num_blocks, none for one block).
     ``within_rows`` (on c) are the [cumulative] rows' c-part; ``block_rows_on_blocks`` and
-    ``block_rows_on_within`` the [block_cumulative] rows; ``sum_from_within`` and
-    ``sum_from_blocks`` map (c, P) to the sums, C = c + P[k(s) − 1].
+    ``block_rows_on_within`` the [block_cumulative] rows; ``sum_from_blocks`` maps P to its part
+    of the sums, C = c + P[k(s) − 1] (c enters C with coefficient one).
     """
 
     def __init__(self, signals: int, chains: int, block: int):
@@ -132,7 +132,6 @@ class _PrefixLayout:
             (np.concatenate([np.ones(n_c), -np.ones(len(prev_rows))]),
              (np.concatenate([g, prev_rows]), np.concatenate([g, prev_rows - 1]))),
             shape=(n_c, n_c))
-        self.sum_from_within = sp.identity(n_c, format="csr")
         if self.num_blocks == 1:
             self.num_block_sums = 0
             return
@@ -277,8 +276,9 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int,
                             shape=(m_o, cols))
 
     on_sums = triplets(rc, cc, dc, C.size)          # coefficients of the sums C_τ[s]
+    on_sums.eliminate_zeros()   # terms of one leaf that cancel (e.g. −h·C[N−1] + h·C[s_o] at s_o = N−1)
     terms = [(v, F_o.T.tocsr()), (x, triplets(rx, cx, dx, x.size)),
-             (C, sp.csr_array(on_sums @ layout.sum_from_within))]
+             (C, on_sums)]
     if P is not None:
         terms.append((P, sp.csr_array(on_sums @ layout.sum_from_blocks)))
     lp.add_constraints("best_response", terms, "<=", np.zeros(m_o),

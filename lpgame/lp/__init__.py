@@ -21,7 +21,8 @@ def solve_lp(lp: LinearProgram, backend: str = "highs", memory_limit: int | None
     """Solve ``lp`` with ``backend`` (``highs``, ``pyomo`` or ``cvxpy``; all use HiGHS).
 
     With the HiGHS backend, ``solver="clarabel"`` runs Clarabel's interior-point method with a
-    direct factorisation and then HiGHS's crossover (:mod:`lpgame.lp.clarabel_backend`).
+    direct factorisation, and with ``crossover=True`` HiGHS's crossover to a vertex
+    (:mod:`lpgame.lp.clarabel_backend`).
 
     The LP's memory is predicted from its size first (:mod:`lpgame.limits`); a model over the limit
     raises :class:`~lpgame.errors.ModelTooLargeError` before anything is rendered.

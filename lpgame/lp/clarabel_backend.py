@@ -94,7 +94,8 @@ def _row_duals(zeta: np.ndarray, upper_rows: np.ndarray, lower_rows: np.ndarray,
 def _prepare_for_crossover(highs: highspy.Highs, time_limit: float) -> None:
     """Work around highspy 1.16: ``Highs.crossover`` on an instance that has never run dereferences
     state that only ``run`` sets up (a segmentation fault, even on a two-variable LP). A run with a
-    zero time limit and no presolve sets it up and stops at once."""
+    zero time limit and no presolve sets it up and stops at once. Presolve stays off: the
+    crossover, and the simplex after it, start from the given point in the original model."""
     highs.setOptionValue("time_limit", 0.0)
     highs.setOptionValue("presolve", "off")
     highs.run()
@@ -110,7 +111,8 @@ def solve_clarabel(lp: LinearProgram, time_limit: float | None = None,
     """Solve ``lp`` with Clarabel, then (``crossover=True``) find an optimal basis with HiGHS.
 
     ``time_limit`` bounds the whole run (Clarabel, then what is left for the crossover);
-    ``tolerance`` sets Clarabel's feasibility and gap tolerances (default 1e-8);
+    ``tolerance`` sets Clarabel's feasibility and gap tolerances (default 1e-12; Clarabel's own
+    is 1e-8);
     ``clarabel_options`` sets any field of ``clarabel.DefaultSettings``; ``highs_options`` go to
     the HiGHS instance that runs the crossover. ``solver`` and ``presolve`` are accepted so that
     the HiGHS keywords can be passed through unchanged (``solver`` must be ``"clarabel"``).
@@ -167,7 +169,7 @@ def solve_clarabel(lp: LinearProgram, time_limit: float | None = None,
     settings_h = {"output_flag": bool(verbose), **(highs_options or {})}
     if remaining is not None:
         settings_h["time_limit"] = remaining
-    highs = build_highs(lp, settings_h)
+    highs = build_highs(lp, settings_h, assembled=m)
     _prepare_for_crossover(highs, settings_h.get("time_limit", highspy.kHighsInf))
     point = highspy.HighsSolution()
     point.col_value = col_values

@@ -25,7 +25,7 @@ import highspy
 import numpy as np
 
 from lpgame.errors import SolverError, SolverTimeLimitError
-from lpgame.lp.linear_program import LinearProgram
+from lpgame.lp.linear_program import Assembled, LinearProgram
 from lpgame.lp.solution import LPSolution
 
 SOLVERS = ("choose", "simplex", "ipm", "pdlp")
@@ -61,8 +61,8 @@ def _swallow_highs_banner() -> None:
 _swallow_highs_banner()
 
 
-def _to_highs_lp(lp: LinearProgram) -> highspy.HighsLp:
-    m = lp.assemble()
+def _to_highs_lp(lp: LinearProgram, assembled: Assembled | None = None) -> highspy.HighsLp:
+    m = lp.assemble() if assembled is None else assembled
     model = highspy.HighsLp()
     model.num_col_ = m.A.shape[1]
     model.num_row_ = m.A.shape[0]
@@ -127,15 +127,16 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
     return settings
 
 
-def build_highs(lp: LinearProgram, settings: dict) -> highspy.Highs:
+def build_highs(lp: LinearProgram, settings: dict,
+                assembled: Assembled | None = None) -> highspy.Highs:
     """A HiGHS instance with ``settings`` applied (``output_flag`` off unless named) and ``lp``
-    passed in."""
+    passed in (from ``assembled``, ``lp.assemble()``, where the caller has it already)."""
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(settings.get("output_flag", False)))
     for key, value in settings.items():
         if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
             raise SolverError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
-    h.passModel(_to_highs_lp(lp))
+    h.passModel(_to_highs_lp(lp, assembled))
     return h
 
 
