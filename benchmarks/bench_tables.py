@@ -6,16 +6,20 @@ Run from the repository root::
 
 The thesis ran chance-sampled CFR for about 10 hours on 8 cores per instance and left Dudo(4,2,2),
 Dudo(5,2,2), Dudo(6,1,2), Dudo(6,2,1) and Domino(3,4) unsolved (notes/rojas-linarez-and-notebook.md
-§1.7–1.9). Here each instance is one ``lpgame.solve`` of the exact sequence-form LP (HiGHS), in its
-own child process (:mod:`benchmarks.isolated`), so that
+§1.7–1.9). Here each instance is one ``lpgame.solve`` of the exact sequence-form LP (HiGHS), or, for
+Dudo(6,1,2) and Dudo(6,2,1), whose LPs (4 million columns) HiGHS and Clarabel do not finish, one
+``lpgame.solve(..., algorithm="double_oracle")`` (restricted LPs grown by best responses,
+:mod:`lpgame.equilibria.double_oracle`). Each runs in its own child process
+(:mod:`benchmarks.isolated`), so that
 
 * the peak memory column is that instance's own (``ru_maxrss`` of the child, from ``os.wait4``);
 * lpgame's memory prediction is in force (``LPGAME_MEMORY_LIMIT``, default 75 % of the memory
   available when the run starts): an instance too large to build stops with
   :class:`~lpgame.errors.ModelTooLargeError` and its prediction, not with the machine out of memory;
   a hard address-space cap of 1.25 × that limit (``RLIMIT_AS``) backs it up;
-* HiGHS gets ``time_limit`` = what is left of ``--max-seconds`` after the game is built, so a slow
-  instance ends with status "time limit" (and the objective HiGHS had reached) instead of hanging;
+* HiGHS (or the double oracle's loop) gets ``time_limit`` = what is left of ``--max-seconds`` after
+  the game is built, so a slow instance ends with status "time limit" (and the objective reached,
+  for the double oracle its bounds) instead of hanging;
   the child is killed at 1.5 × ``--max-seconds`` + 60 s whatever it is doing.
 
 Columns: the instance; "nodes" of lpgame's model (the thesis's N in its own column: for Domino the
@@ -59,15 +63,17 @@ class Instance:
     thesis_value: float          # u(σ) of CFR's strategy
     thesis_exploitability: float  # ε_σ in % of the payoff
     cfr_solved: bool
+    algorithm: str = "lp"         # "double_oracle" where the whole LP is beyond this machine
 
 
 def _ocp(n: int, nodes: int, value: float, eps: float) -> Instance:
     return Instance("5.1", f"OCP({n})", "one_card_poker", {"N": n}, nodes, value, eps, True)
 
 
-def _dudo(k: int, d1: int, d2: int, nodes: int, value: float, eps: float, ok: bool) -> Instance:
+def _dudo(k: int, d1: int, d2: int, nodes: int, value: float, eps: float, ok: bool,
+          algorithm: str = "lp") -> Instance:
     return Instance("5.2", f"Dudo({k},{d1},{d2})", "dudo", {"K": k, "D1": d1, "D2": d2}, nodes,
-                    value, eps, ok)
+                    value, eps, ok, algorithm)
 
 
 def _domino(m: int, n: int, nodes: int, value: float, eps: float, ok: bool) -> Instance:
@@ -95,8 +101,8 @@ INSTANCES: list[Instance] = [
     _dudo(5, 2, 1, 4_915_126, 0.581, 0.0122, True),
     _dudo(5, 2, 2, 471_858_976, 0.836, 15.1963, False),
     _dudo(6, 1, 1, 294_877, -0.111, 0.0975, True),
-    _dudo(6, 1, 2, 66_060_163, -0.593, 4.5781, False),
-    _dudo(6, 2, 1, 66_060_163, 0.592, 3.9594, False),
+    _dudo(6, 1, 2, 66_060_163, -0.593, 4.5781, False, "double_oracle"),
+    _dudo(6, 2, 1, 66_060_163, 0.592, 3.9594, False, "double_oracle"),
     _domino(2, 2, 7_321, 2.4000, 0.0, True),
     _domino(3, 2, 46_534_657, 2.8767, 0.0292, True),
     _domino(3, 3, 246_760_993, 2.1539, 0.3599, True),
@@ -112,7 +118,7 @@ class _InstanceStoppedError(Exception):
         self.benchmark_data = data
 
 
-def solve_instance(game: str, params: dict, max_seconds: float) -> dict:
+def solve_instance(game: str, params: dict, max_seconds: float, algorithm: str = "lp") -> dict:
     """Build and solve one instance (runs in the child process); the figures as a dict.
 
     Raises (and so reports) ModelTooLargeError, SolverTimeLimitError and anything else with the
@@ -136,7 +142,7 @@ def solve_instance(game: str, params: dict, max_seconds: float) -> dict:
         data["nodes"] = int(g.sizes()["nodes"])
         data["payoff_range"] = float(g.payoff_range())
         left = max(max_seconds - (time.perf_counter() - start), 1.0)
-        result = lpgame.solve(g, time_limit=left)
+        result = lpgame.solve(g, time_limit=left, algorithm=algorithm)
     except (ModelTooLargeError, SolverTimeLimitError) as exc:
         data["total_seconds"] = time.perf_counter() - start
         if isinstance(exc, SolverTimeLimitError):
@@ -151,6 +157,8 @@ def solve_instance(game: str, params: dict, max_seconds: float) -> dict:
     data["size"] = {k: int(v) for k, v in result.size.items()}
     data["value"] = float(result.value)
     data["nash_conv"] = float(result.certificate.nash_conv)
+    if "double_oracle" in result.extra:
+        data["double_oracle"] = result.extra["double_oracle"]
     return data
 
 
@@ -192,11 +200,11 @@ def main(argv: list[str] | None = None) -> None:
               f"{'value':>12} {'thesis u':>8} {'NashConv/range':>14}  status")
     print(header)
     print("-" * len(header))
-    notes = []
+    notes, oracle_notes = [], []
     for inst in chosen:
         child = run_isolated("benchmarks.bench_tables:solve_instance",
                              {"game": inst.game, "params": inst.params,
-                              "max_seconds": args.max_seconds},
+                              "max_seconds": args.max_seconds, "algorithm": inst.algorithm},
                              timeout=1.5 * args.max_seconds + 60, memory_cap=cap,
                              env={"LPGAME_MEMORY_LIMIT": str(limit)})
         d = child.data
@@ -213,6 +221,17 @@ def main(argv: list[str] | None = None) -> None:
               f"  {status}", flush=True)
         if status != "solved":
             notes.append(f"{inst.label}: {child.error}")
+        oracle = d.get("double_oracle")
+        if oracle:
+            (k1, k2), (n1, n2) = oracle["kept_sequences"], oracle["sequences"]
+            oracle_notes.append(f"{inst.label}: {oracle['rounds']} rounds; the last restricted game "
+                                f"kept {k1:,d} of {n1:,d} and {k2:,d} of {n2:,d} sequences (its LP "
+                                "is the one in the table)")
+    if oracle_notes:
+        print("\nSolved by the double oracle (lpgame.equilibria.double_oracle; solver s = the whole "
+              "loop):")
+        for note in oracle_notes:
+            print(f"  {note}")
     if notes:
         print("\nNot solved:")
         for note in notes:

@@ -32,6 +32,7 @@ from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm
 
 CONCEPTS = ("nash", "maximin", "ce", "cce", "efce", "efcce", "nfcce")
+ALGORITHMS = ("lp", "double_oracle")
 
 
 def as_game(game) -> IndexedGame:
@@ -60,7 +61,7 @@ def compile_game(game) -> SequenceForm:
 
 
 def solve(game, concept: str = "nash", exact: bool = False, backend: str = "highs",
-          abstraction: str | None = None, **options) -> Result:
+          abstraction: str | None = None, algorithm: str = "lp", **options) -> Result:
     """Solve ``game`` for a solution concept and certify the answer.
 
     Parameters
@@ -83,9 +84,20 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
         ``"gameshrink"``: shrink a game with ordered signals losslessly first, solve the abstract
         game, lift the strategies and certify them in the original game
         (:mod:`lpgame.abstraction.solve`; the result's ``extra["abstraction"]`` holds the sizes).
+    algorithm:
+        For ``concept="nash"``: ``"lp"`` (default) solves the whole sequence-form LP;
+        ``"double_oracle"`` solves LPs of restricted games grown by best responses until the
+        full-game gap closes (:mod:`lpgame.equilibria.double_oracle`), for games whose equilibria
+        use a small part of a large tree (Dudo). Floating point only.
     options:
         Passed to the backend (``solver``, ``threads``, ``time_limit``, ...).
     """
+    if algorithm not in ALGORITHMS:
+        raise LpgameError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    if algorithm != "lp" and (concept != "nash" or abstraction is not None):
+        raise LpgameError(f"algorithm {algorithm!r} solves concept 'nash' without abstraction; "
+                          f"got concept {concept!r}" + (f" with abstraction {abstraction!r}"
+                                                        if abstraction is not None else ""))
     if abstraction is not None:
         from lpgame.abstraction.solve import solve_with_abstraction
         return solve_with_abstraction(game, abstraction, concept, exact, backend, **options)
@@ -97,7 +109,7 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
         return result
     sf = compile_game(game)
     if concept == "nash":
-        result = _solve_nash(sf, exact, backend, options)
+        result = _solve_nash(sf, exact, backend, options, algorithm)
     elif concept == "maximin":
         result = _solve_maximin(sf, exact, backend, options)
     else:
@@ -130,10 +142,21 @@ def _behaviour_plans(sf: SequenceForm, plans, exact: bool, behaviours=None):
     return out
 
 
-def _solve_nash(sf: SequenceForm, exact: bool, backend: str, options: dict) -> Result:
+def _solve_nash(sf: SequenceForm, exact: bool, backend: str, options: dict,
+                algorithm: str = "lp") -> Result:
     from lpgame.equilibria.zero_sum import solve_zero_sum
 
-    sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
+    extra = {}
+    if algorithm == "double_oracle":
+        from lpgame.equilibria.double_oracle import solve_zero_sum_double_oracle
+        sol = solve_zero_sum_double_oracle(sf, exact=exact, backend=backend, **options)
+        last = sol.rounds[-1]
+        extra["double_oracle"] = {
+            "rounds": len(sol.rounds), "kept_sequences": list(last.kept_sequences),
+            "sequences": [sf.num_sequences(0), sf.num_sequences(1)],
+            "bounds": [last.lower, last.upper]}
+    else:
+        sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
     behaviours = _behaviours(sf, sol.plans, exact)
     strategies, unreached = _strategies(sf, sol.plans, exact, behaviours)
     plans = _behaviour_plans(sf, sol.plans, exact, behaviours)
@@ -153,8 +176,8 @@ def _solve_nash(sf: SequenceForm, exact: bool, backend: str, options: dict) -> R
     return Result(
         game=sf.game.name, concept="nash", value=sol.value, values=list(ev.values),
         strategies=strategies, certificate=cert, size=sol.lp.size(),
-        seconds={"solve": info.seconds}, backend=backend, exact=exact, unreached=unreached,
-        plans=plans, lp=sol.lp)
+        seconds={"solve": sum(r.seconds for r in sol.rounds) if sol.rounds else info.seconds},
+        backend=backend, exact=exact, unreached=unreached, plans=plans, lp=sol.lp, extra=extra)
 
 
 def _solve_maximin(sf: SequenceForm, exact: bool, backend: str, options: dict) -> Result:

@@ -3,7 +3,7 @@
     lpgame games                                   list the catalog with parameters
     lpgame info NAME [key=value ...] [--abstraction gameshrink] [--json PATH|-]
     lpgame solve NAME [key=value ...] [--concept nash|maximin|ce|cce|efce|efcce|nfcce]
-                 [--abstraction gameshrink]
+                 [--abstraction gameshrink] [--algorithm lp|double_oracle]
                  [--objective welfare|player1|player2|w1,w2] [--exact]
                  [--backend highs|pyomo|cvxpy] [--solver simplex|ipm|pdlp|choose|clarabel]
                  [--time-limit S] [--threads N] [--json PATH|-] [--save-lp PATH]
@@ -165,8 +165,11 @@ def cmd_solve(args) -> int:
         return 0
     game = _load(args.name, args.params, progress, keep_normal_form=True)
     progress(f"solving ({args.concept}, backend {args.backend}"
-             + (", exact" if args.exact else "") + ")")
+             + (", exact" if args.exact else "")
+             + (f", {args.algorithm}" if args.algorithm != "lp" else "") + ")")
     kwargs = _solve_options(args)
+    if args.algorithm != "lp":
+        kwargs["algorithm"] = args.algorithm
     if args.objective is not None:
         kwargs["objective"] = _parse_objective(args.objective)
     result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,
@@ -344,6 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--objective", default=None,
                    help="correlated concepts: welfare (default), player1, player2 or weights w1,w2")
     p.add_argument("--exact", action="store_true", help="exact rational answer, certified")
+    p.add_argument("--algorithm", default="lp", choices=["lp", "double_oracle"],
+                   help="nash: the whole sequence-form LP (default), or the double oracle "
+                        "(restricted LPs grown by best responses; for large trees with small "
+                        "equilibrium support, such as Dudo)")
     p.add_argument("--backend", default="highs", choices=["highs", "pyomo", "cvxpy"])
     p.add_argument("--solver", default=None, choices=["choose", "simplex", "ipm", "pdlp", "clarabel"],
                    help="HiGHS's solver, or clarabel (an interior point with a direct "

@@ -171,6 +171,11 @@ class Result:
                          f"{b['rows']}×{b['cols']} → {a['rows']}×{a['cols']} "
                          f"({shrink.get('seconds', 0):.3f} s to shrink); certificate computed in the "
                          f"{shrink.get('certificate_game', 'original game')}")
+        oracle = self.extra.get("double_oracle")
+        if isinstance(oracle, dict) and "rounds" in oracle:
+            (k1, k2), (n1, n2) = oracle["kept_sequences"], oracle["sequences"]
+            lines.append(f"double oracle: {oracle['rounds']} rounds; the last restricted game kept "
+                         f"{k1} of {n1} and {k2} of {n2} sequences (the LP above is its LP)")
         return "\n".join(lines)
 
 

@@ -14,7 +14,8 @@ The independent reference is a recursive walk over the networkx tree in this fil
   made below (the classical backward induction on information sets).
 
 Checked properties: (a) the LP value equals the value of the returned profile and both players'
-best-response gains are ≤ 1e-7; (b) exact mode gives a Fraction equal to the float value (1e-9)
+best-response gains are ≤ 1e-7, and the same for the double oracle's profile, whose value must
+also equal the exact LP's; (b) exact mode gives a Fraction equal to the float value (1e-9)
 with exact NashConv 0; (c) results and strategies survive JSON; (d) evaluate() agrees with the
 tree walk for random behaviour strategies; (e) maximin strategies of random general-sum games
 guarantee their values.
@@ -205,6 +206,21 @@ def as_floats(strategies):
 @given(games())
 def test_a_lp_value_is_the_value_of_an_equilibrium_profile(game):
     result = lpgame.solve(game)
+    strategies = result.strategies
+    values = tree_values(game, strategies)
+    assert abs(result.value - values[0]) <= 1e-7
+    for i in range(2):
+        gain = tree_best_response_value(game, i, strategies) - values[i]
+        assert gain <= 1e-7, (i, gain)
+
+
+@SETTINGS
+@given(games())
+def test_a2_double_oracle_reaches_the_lp_value_with_an_equilibrium_profile(game):
+    """The double oracle's profile, checked by the tree walk, and its value against the exact LP's."""
+    result = lpgame.solve(game, algorithm="double_oracle")
+    exact = lpgame.solve(game, exact=True)
+    assert abs(result.value - float(exact.value)) <= 1e-9
     strategies = result.strategies
     values = tree_values(game, strategies)
     assert abs(result.value - values[0]) <= 1e-7

@@ -66,9 +66,19 @@ def best_response(sf: SequenceForm, player: int, plans: list[np.ndarray],
 
     With ``payoff_of``/``sign`` the responder maximises ``sign`` × that player's payoff.
     """
+    return best_response_to_payoffs(sf, player, sequence_payoffs(sf, player, plans, payoff_of,
+                                                                 sign))
+
+
+def best_response_to_payoffs(sf: SequenceForm, player: int, g: np.ndarray,
+                             preference: np.ndarray | None = None) -> BestResponse:
+    """Best response of ``player`` when its sequences earn ``g`` (the recursion of the module).
+
+    Among maximising actions the first is taken, or, with ``preference`` (one integer per sequence,
+    lower preferred), the most preferred one and then the first.
+    """
     p = sf.players[player]
-    g = sequence_payoffs(sf, player, plans, payoff_of, sign)
-    total = g.copy()                       # g[σ] + Σ of children's values, filled bottom-up
+    total = np.array(g, dtype=float)       # g[σ] + Σ of children's values, filled bottom-up
     values = np.zeros(p.num_infosets)
     behaviour = np.zeros(p.num_sequences)
     behaviour[0] = 1.0
@@ -78,7 +88,10 @@ def best_response(sf: SequenceForm, player: int, plans: list[np.ndarray],
         values[js] = best
         counts = p.infoset_num_actions[js]
         is_best = block >= np.repeat(best, counts)
-        # first maximising action of each information set
+        if preference is not None:
+            key = np.where(is_best, preference[seqs], np.iinfo(np.int64).max)
+            is_best = key == np.repeat(np.minimum.reduceat(key, starts), counts)
+        # first (most preferred) maximising action of each information set
         first_best = np.minimum.reduceat(np.where(is_best, np.arange(block.size), block.size),
                                          starts)
         behaviour[seqs[first_best]] = 1.0

@@ -37,6 +37,7 @@ class ZeroSumSolution:
     lp: LinearProgram
     lp_solution: LPSolution
     exact: bool
+    rounds: list | None = None    # the double oracle's rounds (lpgame.equilibria.double_oracle)
 
 
 def check_two_player_constant_sum(sf: SequenceForm) -> None:

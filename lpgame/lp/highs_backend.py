@@ -5,7 +5,9 @@ HiGHS (Huangfu & Hall 2018) solves ``min/max cᵀz s.t. L ≤ A z ≤ U, l ≤ z
 one call (``Highs.passModel`` with ``a_matrix_`` column-wise), with no per-entry Python work.
 
 Options: ``solver`` (``"choose"``, ``"simplex"``, ``"ipm"``, ``"pdlp"``), ``threads``,
-``time_limit`` (seconds), ``presolve`` and any raw HiGHS option through ``highs_options``.
+``time_limit`` (seconds), ``presolve``, ``starting_basis`` (column and row status codes, numbered
+as in :mod:`lpgame.lp.solution`, to warm-start the simplex) and any raw HiGHS option through
+``highs_options``.
 HiGHS can postsolve only a basic solution, so presolve is off by default where the answer is not
 basic (PDLP, and the interior-point method with ``run_crossover`` off): with presolve on, HiGHS
 reports status "Unknown" even on Kuhn poker. A status
@@ -171,8 +173,10 @@ def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None
     col_basis = row_basis = None
     basis = h.getBasis()
     if basis.valid:
-        col_basis = np.array([int(s) for s in basis.col_status], dtype=np.int8)
-        row_basis = np.array([int(s) for s in basis.row_status], dtype=np.int8)
+        col_basis = np.fromiter(map(int, basis.col_status), dtype=np.int8,
+                                count=len(basis.col_status))
+        row_basis = np.fromiter(map(int, basis.row_status), dtype=np.int8,
+                                count=len(basis.row_status))
     return LPSolution(
         lp=lp, backend="highs", status="optimal",
         objective=float(info.objective_function_value),
@@ -184,13 +188,34 @@ def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None
     )
 
 
+def set_starting_basis(h: highspy.Highs, col_status: np.ndarray, row_status: np.ndarray) -> None:
+    """Give HiGHS a starting basis (status codes as in :mod:`lpgame.lp.solution`)."""
+    codes = [highspy.HighsBasisStatus(k) for k in range(5)]
+    basis = highspy.HighsBasis()
+    basis.col_status = [codes[k] for k in np.asarray(col_status).tolist()]
+    basis.row_status = [codes[k] for k in np.asarray(row_status).tolist()]
+    basis.valid = True
+    if h.setBasis(basis) == highspy.HighsStatus.kError:
+        raise SolverError(f"HiGHS refused the starting basis ({len(basis.col_status)} column and "
+                          f"{len(basis.row_status)} row statuses)")
+
+
 def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None = None,
                 time_limit: float | None = None, presolve: bool | None = None,
-                highs_options: dict | None = None, verbose: bool = False) -> LPSolution:
-    """Solve ``lp`` with HiGHS and return an :class:`~lpgame.lp.solution.LPSolution`."""
+                highs_options: dict | None = None, verbose: bool = False,
+                starting_basis: tuple[np.ndarray, np.ndarray] | None = None) -> LPSolution:
+    """Solve ``lp`` with HiGHS and return an :class:`~lpgame.lp.solution.LPSolution`.
+
+    ``starting_basis`` (column statuses, row statuses) warm-starts the simplex; presolve is then
+    off unless asked for, since HiGHS would discard the basis.
+    """
+    if starting_basis is not None and presolve is None:
+        presolve = False
     settings = highs_settings(solver, threads, time_limit, presolve, highs_options)
     start = time.perf_counter()
     h = build_highs(lp, {"output_flag": bool(verbose), **settings})
+    if starting_basis is not None:
+        set_starting_basis(h, *starting_basis)
     build_seconds = time.perf_counter() - start
     run_status = h.run()
     solution = basic_solution(h, lp, time_limit, start, run_status=run_status, settings=settings)

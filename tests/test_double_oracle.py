@@ -1,0 +1,158 @@
+"""The sequence-form double oracle (lpgame/equilibria/double_oracle.py).
+
+Sources that are not the double oracle: Kuhn poker's value −1/18 and player 2's unique equilibrium
+strategy (Kuhn 1950; Rojas Linárez 2020 Tabla 2.5, notes/gameshrink-and-hoehn.md §B.3); Leduc's
+value −0.0856064240780 (notes/peers.md); the independent best responses of
+lpgame.analysis.exploitability (a different computation from the restricted LPs); liar's dice and
+Dudo values from the whole sequence-form LP.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import lpgame
+from lpgame.analysis.best_response import best_response_to_payoffs
+from lpgame.analysis.exploitability import evaluate_plans
+from lpgame.equilibria.double_oracle import (
+    own_subtree_sizes,
+    restricted_security_lp,
+    solve_zero_sum_double_oracle,
+)
+from lpgame.equilibria.zero_sum import solve_zero_sum
+from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError, SolverTimeLimitError
+from lpgame.games import make
+from lpgame.lp import solve_lp
+
+KUHN_P2_BET_WHEN = {"J check": 1 / 3, "Q check": 0.0, "K check": 1.0}
+KUHN_P2_CALL_WHEN = {"J bet": 0.0, "Q bet": 1 / 3, "K bet": 1.0}
+LEDUC_VALUE = -0.0856064240780
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    return lpgame.compile_game(make("kuhn_poker"))
+
+
+def test_kuhn_value_and_player_2s_unique_strategy(kuhn):
+    sol = solve_zero_sum_double_oracle(kuhn)
+    assert sol.value == pytest.approx(-1 / 18, abs=1e-12)
+    ev = evaluate_plans(kuhn, sol.plans)
+    assert ev.nash_conv <= 1e-12
+    behaviour, _ = kuhn.behaviour_from_plan(1, sol.plans[1])
+    strategy = kuhn.strategy_to_dict(1, behaviour.tolist())
+    for infoset, p in KUHN_P2_BET_WHEN.items():
+        assert strategy[infoset]["bet"] == pytest.approx(p, abs=1e-9)
+    for infoset, p in KUHN_P2_CALL_WHEN.items():
+        assert strategy[infoset]["call"] == pytest.approx(p, abs=1e-9)
+    assert sol.rounds[-1].gap <= 1e-10
+    assert all(r.lower <= -1 / 18 + 1e-12 and r.upper >= -1 / 18 - 1e-12 for r in sol.rounds)
+
+
+def test_leduc_value_from_the_literature():
+    sf = lpgame.compile_game(make("leduc_poker"))
+    sol = solve_zero_sum_double_oracle(sf)
+    assert sol.value == pytest.approx(LEDUC_VALUE, abs=1e-10)
+    assert evaluate_plans(sf, sol.plans).nash_conv <= 1e-9
+
+
+@pytest.mark.parametrize("name, params", [
+    ("dudo", {"K": 3, "D1": 1, "D2": 2}),
+    ("dudo", {"K": 2, "D1": 2, "D2": 2}),
+    ("liars_dice", {"faces": 4}),
+])
+def test_dice_games_match_the_whole_lp(name, params):
+    """The restricted game ends far smaller than the game, with the whole LP's value."""
+    sf = lpgame.compile_game(make(name, **params))
+    sol = solve_zero_sum_double_oracle(sf)
+    whole = solve_zero_sum(sf, solver="simplex")
+    assert sol.value == pytest.approx(whole.value, abs=1e-10)
+    assert evaluate_plans(sf, sol.plans).nash_conv <= 1e-10 * sf.game.payoff_range()
+    kept = sol.rounds[-1].kept_sequences
+    assert kept[0] < sf.num_sequences(0) and kept[1] < sf.num_sequences(1)
+
+
+def test_restricted_sets_stay_closed_and_every_round_brackets_the_value():
+    sf = lpgame.compile_game(make("dudo", K=3, D1=1, D2=1))
+    value = solve_zero_sum(sf).value
+    sol = solve_zero_sum_double_oracle(sf)
+    for r in sol.rounds:
+        assert r.lower <= value + 1e-12 <= r.upper + 2e-12
+        assert r.lower - 1e-12 <= r.restricted_value or r.upper + 1e-12 >= r.restricted_value
+    # the last restricted plans: every information set the player's kept sequences reach is
+    # played with total probability equal to its parent's
+    for i, plan in enumerate(sol.plans):
+        p = sf.players[i]
+        sums = np.add.reduceat(plan[1:], p.infoset_first_seq - 1)
+        assert np.allclose(sums, plan[p.infoset_parent_seq], atol=1e-12)
+
+
+def test_restricted_lp_on_everything_is_the_whole_lp(kuhn):
+    kept = [np.arange(kuhn.num_sequences(i)) for i in range(2)]
+    restricted = restricted_security_lp(kuhn, kuhn.payoff_matrix(0).tocsr(), kept)
+    assert restricted.size() == solve_zero_sum(kuhn).lp.size()
+    assert solve_lp(restricted).objective == pytest.approx(-1 / 18, abs=1e-12)
+
+
+def test_subtree_sizes_and_preferred_best_response(kuhn):
+    sizes = own_subtree_sizes(kuhn, 0)
+    assert sizes[0] == kuhn.num_sequences(0)
+    # with all payoffs zero every action ties; preferring the smallest subtree picks, at Kuhn's
+    # opening, "bet" (a leaf for player 1) over "check" (followed by fold/call)
+    br = best_response_to_payoffs(kuhn, 0, np.zeros(kuhn.num_sequences(0)),
+                                  preference=sizes * kuhn.num_sequences(0)
+                                  + np.arange(kuhn.num_sequences(0)))
+    chosen = {kuhn.players[0].sequence_label(s) for s in np.flatnonzero(br.behaviour)} - {"∅"}
+    assert {label.split(":")[1] for label in chosen if ":" in label} <= {"bet", "fold"}
+    first = best_response_to_payoffs(kuhn, 0, np.zeros(kuhn.num_sequences(0)))
+    assert not np.array_equal(first.behaviour, br.behaviour)
+
+
+def test_round_limit_raises_with_bounds_around_the_value():
+    sf = lpgame.compile_game(make("dudo", K=3, D1=1, D2=2))
+    value = solve_zero_sum(sf).value
+    with pytest.raises(SolverTimeLimitError, match="stopped after 1 rounds") as info:
+        solve_zero_sum_double_oracle(sf, max_rounds=1)
+    assert info.value.objective <= value + 1e-12 <= info.value.best_bound + 2e-12
+    with pytest.raises(SolverTimeLimitError):
+        solve_zero_sum_double_oracle(sf, time_limit=0.0)
+
+
+def test_refusals(kuhn):
+    with pytest.raises(ExactCheckError, match="algorithm='lp'"):
+        solve_zero_sum_double_oracle(kuhn, exact=True)
+    general_sum = lpgame.games.make("battle_of_the_sexes")
+    with pytest.raises(InvalidGameError, match="not zero-sum"):
+        solve_zero_sum_double_oracle(lpgame.compile_game(general_sum))
+    with pytest.raises(LpgameError, match="unknown algorithm"):
+        lpgame.solve("kuhn_poker", algorithm="oracle")
+    with pytest.raises(LpgameError, match="concept 'nash'"):
+        lpgame.solve("kuhn_poker", concept="maximin", algorithm="double_oracle")
+
+
+def test_api_and_cli(capsys):
+    result = lpgame.solve("kuhn_poker", algorithm="double_oracle")
+    assert result.value == pytest.approx(-1 / 18, abs=1e-12)
+    assert result.certificate.nash_conv <= 1e-12
+    assert result.extra["double_oracle"]["rounds"] >= 1
+    from lpgame.cli import main
+    assert main(["solve", "kuhn_poker", "--algorithm", "double_oracle", "--json", "-",
+                 "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["value"] == pytest.approx(-1 / 18, abs=1e-12)
+    assert out["double_oracle"]["sequences"] == [13, 13]
+
+
+def test_highs_starting_basis(kuhn):
+    """An optimal basis handed back to HiGHS needs no simplex iteration; a wrong one is refused."""
+    from lpgame.errors import SolverError
+    lp = solve_zero_sum(kuhn).lp
+    first = solve_lp(lp, solver="simplex")
+    again = solve_lp(lp, solver="simplex", starting_basis=(first.col_basis, first.row_basis))
+    assert again.info["simplex_iterations"] == 0
+    assert again.objective == pytest.approx(-1 / 18, abs=1e-12)
+    with pytest.raises(SolverError, match="starting basis"):
+        solve_lp(lp, starting_basis=(first.col_basis[:-1], first.row_basis))
