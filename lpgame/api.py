@@ -176,7 +176,9 @@ def _solve_nash(sf: SequenceForm, exact: bool, backend: str, options: dict,
     return Result(
         game=sf.game.name, concept="nash", value=sol.value, values=list(ev.values),
         strategies=strategies, certificate=cert, size=sol.lp.size(),
-        seconds={"solve": sum(r.seconds for r in sol.rounds) if sol.rounds else info.seconds},
+        seconds=({"solve": sum(r.seconds for r in sol.rounds),
+                  "lp": sum(r.lp_seconds for r in sol.rounds)} if sol.rounds
+                 else {"solve": info.seconds}),
         backend=backend, exact=exact, unreached=unreached, plans=plans, lp=sol.lp, extra=extra)
 
 

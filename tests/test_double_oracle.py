@@ -138,6 +138,7 @@ def test_api_and_cli(capsys):
     assert result.value == pytest.approx(-1 / 18, abs=1e-12)
     assert result.certificate.nash_conv <= 1e-12
     assert result.extra["double_oracle"]["rounds"] >= 1
+    assert 0 < result.seconds["lp"] <= result.seconds["solve"] <= result.seconds["total"]
     from lpgame.cli import main
     assert main(["solve", "kuhn_poker", "--algorithm", "double_oracle", "--json", "-",
                  "--quiet"]) == 0

@@ -202,16 +202,21 @@ def as_floats(strategies):
 
 
 # ---------------------------------------------------------------------------- properties
-@SETTINGS
-@given(games())
-def test_a_lp_value_is_the_value_of_an_equilibrium_profile(game):
-    result = lpgame.solve(game)
+def assert_equilibrium_by_tree_walk(game, result) -> None:
+    """The result's value is its profile's value and no player gains more than 1e-7 by deviating
+    (both by the tree walk of this file)."""
     strategies = result.strategies
     values = tree_values(game, strategies)
     assert abs(result.value - values[0]) <= 1e-7
     for i in range(2):
         gain = tree_best_response_value(game, i, strategies) - values[i]
         assert gain <= 1e-7, (i, gain)
+
+
+@SETTINGS
+@given(games())
+def test_a_lp_value_is_the_value_of_an_equilibrium_profile(game):
+    assert_equilibrium_by_tree_walk(game, lpgame.solve(game))
 
 
 @SETTINGS
@@ -219,14 +224,8 @@ def test_a_lp_value_is_the_value_of_an_equilibrium_profile(game):
 def test_a2_double_oracle_reaches_the_lp_value_with_an_equilibrium_profile(game):
     """The double oracle's profile, checked by the tree walk, and its value against the exact LP's."""
     result = lpgame.solve(game, algorithm="double_oracle")
-    exact = lpgame.solve(game, exact=True)
-    assert abs(result.value - float(exact.value)) <= 1e-9
-    strategies = result.strategies
-    values = tree_values(game, strategies)
-    assert abs(result.value - values[0]) <= 1e-7
-    for i in range(2):
-        gain = tree_best_response_value(game, i, strategies) - values[i]
-        assert gain <= 1e-7, (i, gain)
+    assert abs(result.value - float(lpgame.solve(game, exact=True).value)) <= 1e-9
+    assert_equilibrium_by_tree_walk(game, result)
 
 
 @SETTINGS

@@ -62,7 +62,8 @@ class OracleRound:
     restricted_value: float
     lower: float
     upper: float
-    seconds: float
+    seconds: float          # the whole round
+    lp_seconds: float       # the restricted LP's solve (HiGHS) alone
 
     @property
     def gap(self) -> float:
@@ -178,7 +179,7 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         upper, lower = br1.value, -br2.value
         rounds.append(OracleRound(round_, (len(kept[0]), len(kept[1])), lp.size(),
                                   float(solution.objective), lower, upper,
-                                  time.perf_counter() - t0))
+                                  time.perf_counter() - t0, solution.seconds))
         if verbose:
             r = rounds[-1]
             print(f"double oracle round {round_}: kept {r.kept_sequences}, LP {r.lp_size['rows']}"
