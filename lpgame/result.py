@@ -133,8 +133,14 @@ class Result:
     def load(cls, path: str | Path) -> Result:
         return cls.from_dict(read_json(path))
 
-    def summary(self, player_names: list[str] | None = None, digits: int = 6) -> str:
-        """Human-readable report: value, strategies as tables, certificate, size, time."""
+    def summary(self, player_names: list[str] | None = None, digits: int = 6,
+                max_infosets: int | None = 200) -> str:
+        """Human-readable report: value, strategies as tables, certificate, size, time.
+
+        A player with more than ``max_infosets`` information sets gets only that many lines, the
+        ones the strategy reaches first; a closing line counts the rest (``to_dict``/``save``
+        keep them all). ``None`` prints every one.
+        """
         names = player_names or [f"player {i + 1}" for i in range(len(self.strategies))]
         lines = [f"{self.game}: {self.concept}" + (" (exact)" if self.exact else ""),
                  f"value for player 1: {_fmt(self.value, digits)}"]
@@ -146,11 +152,20 @@ class Result:
             title = "maximin strategy" if self.concept == "maximin" else "strategy"
             lines.append(f"{names[i]} {title}:")
             unreached = set(self.unreached[i]) if i < len(self.unreached) else set()
-            width = max((len(k) for k in strat), default=10)
-            for infoset, row in strat.items():
-                probs = "  ".join(f"{a}={_fmt(p, 4)}" for a, p in row.items())
+            shown = list(strat)
+            if max_infosets is not None and len(shown) > max_infosets:
+                shown = [j for j in shown if j not in unreached][:max_infosets]
+            width = max((len(k) for k in shown), default=10)
+            for infoset in shown:
+                probs = "  ".join(f"{a}={_fmt(p, 4)}" for a, p in strat[infoset].items())
                 mark = "   (unreached)" if infoset in unreached else ""
                 lines.append(f"  {infoset:<{width}}  {probs}{mark}")
+            if len(shown) < len(strat):
+                rest = len(strat) - len(shown)
+                rest_unreached = len(unreached) - sum(j in unreached for j in shown)
+                what = (f"{rest} unreached information sets" if rest == rest_unreached else
+                        f"{rest} more information sets ({rest_unreached} of them unreached)")
+                lines.append(f"  ... {what} not shown; --json writes every one")
         c = self.certificate
         lines.append("")
         lines.append(f"certificate ({'exact' if c.exact else 'floating point'}, independent "

@@ -89,3 +89,22 @@ def test_evaluation_json(kuhn):
     ev = lpgame.evaluate(kuhn, lpgame.solve(kuhn, exact=True), exact=True)
     data = ev.to_dict()
     assert data["value"] == "-1/18" and data["nash_conv"] == "0" and data["exact"] is True
+
+
+def test_summary_of_a_large_game_shows_the_reached_information_sets_first():
+    """Dudo(3,1,2) has 2304 information sets: the summary shows a bounded number, reached ones
+    only, and counts the rest; every one stays in the JSON."""
+    game = lpgame.games.make("dudo", K=3, D1=1, D2=2)
+    result = lpgame.solve(game)
+    text = result.summary(max_infosets=5)
+    for i, strat in enumerate(result.strategies):
+        block = text.split(f"player {i + 1} strategy:\n")[1].split("\n\n")[0].splitlines()
+        assert len(block) == 6 and "not shown" in block[-1]
+        unreached = set(result.unreached[i])
+        assert all(line.split("  ")[1].strip() not in unreached for line in block[:-1])
+        assert str(len(strat) - 5) in block[-1]
+    full = result.summary(max_infosets=None)
+    assert "not shown" not in full
+    sf = lpgame.compile_game(game)
+    assert [len(s) for s in result.to_dict()["strategies"]] == [sf.num_infosets(0),
+                                                                 sf.num_infosets(1)]
