@@ -25,7 +25,7 @@ import numpy as np
 
 from lpgame.analysis.best_response import best_response, best_response_value_exact
 from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
-from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError
+from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError, SolverTimeLimitError
 from lpgame.game import GameRules, NormalFormGame, expand
 from lpgame.game.tree import IndexedGame
 from lpgame.result import Certificate, Result
@@ -156,7 +156,13 @@ def _solve_nash(sf: SequenceForm, exact: bool, backend: str, options: dict,
             "sequences": [sf.num_sequences(0), sf.num_sequences(1)],
             "bounds": [last.lower, last.upper]}
     else:
-        sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
+        try:
+            sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
+        except SolverTimeLimitError as error:   # name the other algorithm for large trees
+            raise SolverTimeLimitError(
+                f"{error} (where the equilibrium uses a small part of a large tree, as in Dudo, "
+                "algorithm='double_oracle' solves small restricted LPs instead)",
+                error.status, error.size, error.best_bound, error.objective) from error
     behaviours = _behaviours(sf, sol.plans, exact)
     strategies, unreached = _strategies(sf, sol.plans, exact, behaviours)
     plans = _behaviour_plans(sf, sol.plans, exact, behaviours)

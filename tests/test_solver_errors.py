@@ -67,6 +67,7 @@ def test_time_limit(ocp200, limit):
     error = info.value
     assert error.status == "Time limit reached"
     assert "time limit" in str(error) and _size_text(error) in str(error)
+    assert "algorithm='double_oracle'" in str(error)      # the hint for large trees
     _check_ocp200_size(error.size)
     assert isinstance(error, SolverError)
 
