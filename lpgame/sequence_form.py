@@ -37,9 +37,14 @@ from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex
+from lpgame.limits import check_prediction
 from lpgame.rational import RationalMatrix, common_denominator
 
 Strategy = dict[str, dict[str, float]]
+
+BYTES_PER_PAYOFF_ENTRY = 48
+"""Memory of one leaf's entry while the payoff matrix is built: the COO triplets (3 × 8 bytes), the
+CSR arrays (16) and scipy's conversion buffers."""
 
 
 class SequenceForm:
@@ -120,6 +125,8 @@ class SequenceForm:
     def payoff_matrix(self, player: int) -> sp.csr_array:
         """U_i[σ_1, σ_2] = Σ_z p_c(z) u_i(z) (two-player games), as a float CSR array."""
         self._require_two_players()
+        check_prediction(f"the payoff matrix of {self.game.name} ({self.game.index.num_terminals} "
+                         "leaves)", BYTES_PER_PAYOFF_ENTRY * self.game.index.num_terminals)
         data = self.terminal_chance * self.terminal_payoffs[:, player]
         shape = (self.num_sequences(0), self.num_sequences(1))
         seqs = self.terminal_sequences

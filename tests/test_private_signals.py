@@ -146,3 +146,30 @@ def test_compressed_lp_nonzeros_grow_linearly():
     nnz = {n: security_lp(lpgame.compile_game(lpgame.games.make("one_card_poker", N=n)), 0)
            .lp.size()["nnz"] for n in (100, 200)}
     assert nnz[200] < 2.1 * nnz[100]
+
+
+def test_leaf_payoffs_converted_in_blocks_equal_one_conversion(monkeypatch):
+    """The leaves' float payoffs do not depend on how many are converted at a time (the block
+    bounds compile memory: Dudo(5,2,2) went past its prediction when all were converted at once)."""
+    import lpgame.game.private_signals as ps
+
+    def leaf_arrays():
+        index = lpgame.games.make("dudo", K=3, D1=1, D2=1).index
+        return index.terminal_payoffs.copy(), index.terminal_sequences.copy()
+
+    whole_payoffs, whole_seqs = leaf_arrays()
+    monkeypatch.setattr(ps, "LEAF_BLOCK_ENTRIES", 7)     # one leaf (9 deals × 2 payoffs) per block
+    block_payoffs, block_seqs = leaf_arrays()
+    assert np.array_equal(whole_payoffs, block_payoffs) and np.array_equal(whole_seqs, block_seqs)
+    assert set(np.unique(whole_payoffs)) == {-1.0, 1.0}
+
+
+def test_payoff_matrix_refused_over_the_memory_limit(monkeypatch):
+    """Building U predicts its memory first (Dudo(5,2,2)'s 236 M leaves died in it)."""
+    from lpgame.errors import ModelTooLargeError
+    sf = lpgame.compile_game(lpgame.games.make("dudo", K=3, D1=1, D2=1))
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "1K")
+    with pytest.raises(ModelTooLargeError, match=r"payoff matrix of dudo.*leaves"):
+        sf.payoff_matrix(0)
+    monkeypatch.delenv("LPGAME_MEMORY_LIMIT")
+    assert sf.payoff_matrix(0).nnz > 0

@@ -145,6 +145,10 @@ def _as_fractions(u: np.ndarray) -> np.ndarray:
     return out.reshape(u.shape)
 
 
+LEAF_BLOCK_ENTRIES = 1 << 22
+"""Payoff entries converted to floats at a time when the leaves are compiled."""
+
+
 def _as_float(u: np.ndarray) -> np.ndarray:
     """``u`` as floats; an object array (Fractions) converts each distinct object once.
 
@@ -303,21 +307,25 @@ def _compile(rules: PrivateSignalRules, name: str, n: int):
                 raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} payoffs have "
                                        f"shape {u.shape}, expected ({len(deals)}, {n})")
             payoffs_exact.append(u)
-        # one conversion for all leaves (a per-leaf conversion cost more than the rules' payoffs)
-        if any(u.dtype == object for u in payoffs_exact):
-            stacked = np.empty((num_leaves, len(deals), n), dtype=object)
-            for k, u in enumerate(payoffs_exact):
-                stacked[k] = u
-            payoffs = _as_float(stacked)
-        else:
-            payoffs = np.stack(payoffs_exact).astype(float) if payoffs_exact else \
-                np.zeros((0, len(deals), n))
-        finite = np.isfinite(payoffs).all(axis=(1, 2))
+        # deals × leaves × players, converted a block of leaves at a time: one conversion per
+        # block (per leaf cost more than the rules' payoffs) and transients bounded by the block
+        # (a conversion of all leaves at once needed about three times the prediction above)
+        payoffs = np.empty((len(deals), num_leaves, n))
+        block = max(1, LEAF_BLOCK_ENTRIES // max(1, len(deals) * n))
+        for lo in range(0, num_leaves, block):
+            part = payoffs_exact[lo:lo + block]
+            if any(u.dtype == object for u in part):
+                stacked = np.empty((len(deals), len(part), n), dtype=object)
+                for k, u in enumerate(part):
+                    stacked[:, k] = u
+                payoffs[:, lo:lo + len(part)] = _as_float(stacked)
+            else:
+                payoffs[:, lo:lo + len(part)] = np.stack(part, axis=1)
+        finite = np.isfinite(payoffs).all(axis=(0, 2))
         if not finite.all():
             state = leaves[int(np.argmin(finite))][0]
             raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} has a payoff "
                                    "that is not finite")
-        payoffs = payoffs.transpose(1, 0, 2)    # deals × leaves × players
         return {"sequences": seqs.reshape(-1, n), "chance": np.repeat(weights / total, num_leaves),
                 "payoffs": payoffs.reshape(-1, n), "weights": weights, "total_weight": total,
                 "payoffs_exact": payoffs_exact}
