@@ -215,6 +215,13 @@ class SequenceForm:
         self._infoset_levels_cache[player] = levels
         return levels
 
+    def uniform_behaviour(self, player: int) -> np.ndarray:
+        """The behaviour that plays every action of an information set j with 1/|A_j|."""
+        p = self.players[player]
+        b = np.ones(p.num_sequences)
+        b[1:] = 1.0 / np.repeat(p.infoset_num_actions, p.infoset_num_actions)
+        return b
+
     def plan_from_behaviour(self, player: int, behaviour: np.ndarray) -> np.ndarray:
         """Realization plan x with x[ja] = x[p_j] · b[ja] (Farina 2023, L753)."""
         b = np.asarray(behaviour, dtype=float)
@@ -268,8 +275,7 @@ class SequenceForm:
         unreached = sums <= tol
         safe = np.where(unreached, 1.0, sums)
         probs = block / np.repeat(safe, counts)
-        uniform = 1.0 / np.repeat(counts, counts)
-        probs = np.where(np.repeat(unreached, counts), uniform, probs)
+        probs = np.where(np.repeat(unreached, counts), self.uniform_behaviour(player)[1:], probs)
         b[1:] = probs
         return b, unreached
 

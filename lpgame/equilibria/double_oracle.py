@@ -153,9 +153,7 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         return br, sf.plan_from_behaviour(i, br.behaviour) > 0.5
 
     # start from each player's best response to the other's uniform behaviour
-    uniform = [sf.plan_from_behaviour(i, 1.0 / np.concatenate(
-        [[1], sf.players[i].infoset_num_actions[sf.players[i].seq_infoset[1:]]]))
-        for i in range(2)]
+    uniform = [sf.plan_from_behaviour(i, sf.uniform_behaviour(i)) for i in range(2)]
     none_kept = [np.zeros(sf.num_sequences(i), dtype=bool) for i in range(2)]
     kept_mask = [pure_best_response(0, U @ uniform[1], none_kept[0])[1],
                  pure_best_response(1, -(U.T @ uniform[0]), none_kept[1])[1]]

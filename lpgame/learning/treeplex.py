@@ -52,9 +52,7 @@ class PlayerTreeplex:
         self.seq_infoset = np.asarray(p.seq_infoset, dtype=np.int64)   # −1 for ∅
         self.block_starts = self.first - 1                               # offsets within seqs 1..
         self.levels = sf.infoset_levels(player)                          # deepest first
-        self.uniform = np.ones(self.num_sequences)
-        if self.num_infosets:
-            self.uniform[1:] = 1.0 / np.repeat(self.counts, self.counts)
+        self.uniform = sf.uniform_behaviour(player)
         self._ends = self.block_starts + self.counts - 1
 
     def spread(self, per_infoset: np.ndarray) -> np.ndarray:
