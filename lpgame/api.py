@@ -128,9 +128,9 @@ def _behaviours(sf: SequenceForm, plans, exact: bool) -> list[tuple[object, obje
 def _strategies(sf: SequenceForm, plans, exact: bool, behaviours=None):
     strategies, unreached = [], []
     for i, (b, mask) in enumerate(behaviours or _behaviours(sf, plans, exact)):
-        strategies.append(sf.strategy_to_dict(i, b if exact else b.tolist()))
+        strategies.append(sf.strategy_to_dict(i, b))
         labels = sf.infoset_labels(i)
-        unreached.append([labels[j] for j, m in enumerate(mask) if m])
+        unreached.append([labels[j] for j in np.flatnonzero(mask).tolist()])
     return strategies, unreached
 
 

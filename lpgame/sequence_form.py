@@ -47,6 +47,40 @@ BYTES_PER_PAYOFF_ENTRY = 48
 CSR arrays (16) and scipy's conversion buffers."""
 
 
+LAZY_STRATEGY_INFOSETS = 200_000
+"""From this many information sets a player's strategy is a :class:`BehaviourStrategy` view."""
+
+
+class BehaviourStrategy(Mapping):
+    """{information-set label: {action label: probability}} read from a behaviour vector.
+
+    A read-only mapping over the player's information sets in their depth-first order; each
+    information set's dict is built when it is read. Equal to the dict with the same content.
+    """
+
+    def __init__(self, player: PlayerIndex, behaviour):
+        self._player = player
+        self._behaviour = behaviour
+
+    def __getitem__(self, label: str) -> dict[str, object]:
+        p = self._player
+        j = p.infoset_of_label[label]
+        first = int(p.infoset_first_seq[j])
+        row = self._behaviour[first:first + len(p.infoset_actions[j])]
+        if isinstance(row, np.ndarray):
+            row = row.tolist()
+        return dict(zip(p.infoset_actions[j], row))
+
+    def __iter__(self):
+        return iter(self._player.infoset_labels)
+
+    def __len__(self) -> int:
+        return self._player.num_infosets
+
+    def __repr__(self) -> str:
+        return f"BehaviourStrategy({len(self)} information sets)"
+
+
 class SequenceForm:
     """Sequences, information sets, treeplex constraints and payoffs of a game.
 
@@ -127,6 +161,8 @@ class SequenceForm:
         self._require_two_players()
         check_prediction(f"the payoff matrix of {self.game.name} ({self.game.index.num_terminals} "
                          "leaves)", BYTES_PER_PAYOFF_ENTRY * self.game.index.num_terminals)
+        if hasattr(self.payoff_structure, "payoff_submatrix"):     # deals × public leaves
+            return self.payoff_structure.payoff_submatrix(player)
         data = self.terminal_chance * self.terminal_payoffs[:, player]
         shape = (self.num_sequences(0), self.num_sequences(1))
         seqs = self.terminal_sequences
@@ -319,9 +355,18 @@ class SequenceForm:
                     b[s] = f
         return b, unreached
 
-    def strategy_to_dict(self, player: int, behaviour) -> dict[str, dict[str, object]]:
-        """{information-set label: {action label: probability}} from a behaviour vector."""
+    def strategy_to_dict(self, player: int, behaviour) -> Mapping[str, dict[str, object]]:
+        """{information-set label: {action label: probability}} from a behaviour vector.
+
+        A dict; for a player with more than :data:`LAZY_STRATEGY_INFOSETS` information sets a
+        read-only :class:`BehaviourStrategy` view that builds each information set's dict when it is
+        read (``dict(view)`` copies it), so that millions of sets cost no Python objects.
+        """
         p = self.players[player]
+        if p.num_infosets > LAZY_STRATEGY_INFOSETS:
+            return BehaviourStrategy(p, behaviour)
+        if isinstance(behaviour, np.ndarray):
+            behaviour = behaviour.tolist()
         out: dict[str, dict[str, object]] = {}
         for j, label in enumerate(p.infoset_labels):
             first = int(p.infoset_first_seq[j])

@@ -109,6 +109,16 @@ def test_subtree_sizes_and_preferred_best_response(kuhn):
     assert {label.split(":")[1] for label in chosen if ":" in label} <= {"bet", "fold"}
     first = best_response_to_payoffs(kuhn, 0, np.zeros(kuhn.num_sequences(0)))
     assert not np.array_equal(first.behaviour, br.behaviour)
+    # rounding noise below the tie tolerance does not override the preference, and the value is
+    # still the exact maximum; without the tolerance the noise decides
+    noise = np.random.default_rng(1).uniform(0, 1e-15, kuhn.num_sequences(0))
+    preference = sizes * kuhn.num_sequences(0) + np.arange(kuhn.num_sequences(0))
+    noisy = best_response_to_payoffs(kuhn, 0, noise, preference)
+    assert not np.array_equal(noisy.behaviour, br.behaviour)
+    tolerant = best_response_to_payoffs(kuhn, 0, noise, preference, tie_tolerance=1e-13)
+    assert np.array_equal(tolerant.behaviour, br.behaviour)
+    exact_max = best_response_to_payoffs(kuhn, 0, noise)
+    assert tolerant.value == exact_max.value
 
 
 def test_round_limit_raises_with_bounds_around_the_value():

@@ -71,11 +71,14 @@ def best_response(sf: SequenceForm, player: int, plans: list[np.ndarray],
 
 
 def best_response_to_payoffs(sf: SequenceForm, player: int, g: np.ndarray,
-                             preference: np.ndarray | None = None) -> BestResponse:
+                             preference: np.ndarray | None = None,
+                             tie_tolerance: float = 0.0) -> BestResponse:
     """Best response of ``player`` when its sequences earn ``g`` (the recursion of the module).
 
     Among maximising actions the first is taken, or, with ``preference`` (one integer per sequence,
-    lower preferred), the most preferred one and then the first.
+    lower preferred), the most preferred one and then the first. Actions within ``tie_tolerance``
+    of the maximum count as maximising (rounding in ``g`` then cannot override the preference);
+    the value is the recursion's maximum either way.
     """
     p = sf.players[player]
     total = np.array(g, dtype=float)       # g[σ] + Σ of children's values, filled bottom-up
@@ -87,7 +90,7 @@ def best_response_to_payoffs(sf: SequenceForm, player: int, g: np.ndarray,
         best = np.maximum.reduceat(block, starts)
         values[js] = best
         counts = p.infoset_num_actions[js]
-        is_best = block >= np.repeat(best, counts)
+        is_best = block >= np.repeat(best, counts) - tie_tolerance
         if preference is not None:
             key = np.where(is_best, preference[seqs], np.iinfo(np.int64).max)
             is_best = key == np.repeat(np.minimum.reduceat(key, starts), counts)

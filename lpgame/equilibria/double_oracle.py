@@ -30,10 +30,13 @@ full game (a best response inside the restricted game is then one in the full ga
 ends after finitely many rounds. Where several actions are best, the best responses prefer
 sequences already kept, then the action with the smallest own subtree, so that information sets
 the opponent never reaches add as little as possible (a challenge rather than a raise in Dudo).
-Each round costs two sparse products with U and two bottom-up recursions
+Each round costs two products with U and two bottom-up recursions
 (:func:`lpgame.analysis.best_response.best_response_to_payoffs`); the LPs stay small while the
-equilibrium's support is small. The answer is certified like every other one, by the independent
-best responses of :mod:`lpgame.analysis.exploitability`.
+equilibrium's support is small. U is a sparse matrix, or, for a private-signal game too large for
+it, the deals × public-leaves payoff table (:class:`PayoffOperator`,
+:mod:`lpgame.game.signal_payoffs`), so the loop's memory is that table and the two treeplexes.
+The answer is certified like every other one, by the independent best responses of
+:mod:`lpgame.analysis.exploitability`.
 """
 
 from __future__ import annotations
@@ -47,9 +50,14 @@ import scipy.sparse as sp
 from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.equilibria.zero_sum import ZeroSumSolution, check_two_player_constant_sum
 from lpgame.errors import ExactCheckError, SolverTimeLimitError
+from lpgame.limits import memory_limit
 from lpgame.lp import solve_lp
 from lpgame.lp.linear_program import LinearProgram
-from lpgame.sequence_form import SequenceForm
+from lpgame.sequence_form import BYTES_PER_PAYOFF_ENTRY, SequenceForm
+
+TIE_TOLERANCE = 1e-13
+"""Best-response actions within this fraction of the payoff range of the best count as ties, so
+that rounding in the products cannot override the preference for kept and small subtrees."""
 
 
 @dataclass
@@ -79,10 +87,55 @@ def own_subtree_sizes(sf: SequenceForm, player: int) -> np.ndarray:
     return size
 
 
-def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array, kept: list[np.ndarray],
-                           round_: int = 0) -> LinearProgram:
-    """The security LP of player 1 in the game restricted to the sequences ``kept`` (module);
-    ``payoffs`` is U = U_1, the full payoff matrix as CSR."""
+MATRIX_MEMORY_FRACTION = 0.25
+"""A private-signal game's U is built as CSR (products about 4× faster than from the payoff table)
+when its predicted memory is at most this fraction of the memory limit."""
+
+
+class PayoffOperator:
+    """Products with U = U_1 and its restricted submatrices, for the double oracle's rounds.
+
+    An explicit game's U is built once as CSR. A two-player private-signal game keeps its payoffs as
+    deals × public leaves (:class:`lpgame.game.signal_payoffs.SignalPayoffs`); where U would take
+    more than :data:`MATRIX_MEMORY_FRACTION` of the memory limit (Dudo(5,2,2): 236 million leaves,
+    about 11 GB), the products and submatrices come from that table instead, so neither the
+    product leaves nor U are built.
+    """
+
+    def __init__(self, sf: SequenceForm):
+        self.sf = sf
+        structure = sf.payoff_structure
+        self.structure = self.matrix = None
+        predicted = BYTES_PER_PAYOFF_ENTRY * sf.game.index.num_terminals
+        if (hasattr(structure, "payoff_submatrix")
+                and predicted > MATRIX_MEMORY_FRACTION * memory_limit()):
+            self.structure = structure
+        else:
+            self.matrix = sf.payoff_matrix(0).tocsr()
+
+    def row_payoffs(self, y: np.ndarray) -> np.ndarray:
+        """U y: player 1's payoff per sequence against player 2's plan y."""
+        if self.matrix is not None:
+            return self.matrix @ y
+        return self.structure.sequence_payoffs(0, [None, y], payoff_of=0)
+
+    def column_losses(self, x: np.ndarray) -> np.ndarray:
+        """−Uᵀ x: player 2's payoff per sequence against player 1's plan x (zero-sum)."""
+        if self.matrix is not None:
+            return -(self.matrix.T @ x)
+        return self.structure.sequence_payoffs(1, [x, None], payoff_of=0, sign=-1.0)
+
+    def submatrix(self, kept: list[np.ndarray]) -> sp.csr_array:
+        """U[S_1, S_2] for sorted sequence sets."""
+        if self.matrix is not None:
+            return self.matrix[kept[0]][:, kept[1]]
+        return self.structure.payoff_submatrix(0, kept)
+
+
+def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array | PayoffOperator,
+                           kept: list[np.ndarray], round_: int = 0) -> LinearProgram:
+    """The security LP of player 1 in the game restricted to the sorted sequence sets ``kept``
+    (module); ``payoffs`` is U = U_1 as CSR, or a :class:`PayoffOperator`."""
     lp = LinearProgram(name=f"restricted sequence-form LP of {sf.game.name} (round {round_})",
                        description="  max f_2ᵀv  s.t.  F_1'x = f_1,  F_2'ᵀv − U'ᵀx ≤ 0,  x ≥ 0 "
                                    "(sequences restricted to S_1 × S_2; double oracle)")
@@ -95,7 +148,10 @@ def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array, kept: list[n
         rows.append(np.concatenate([[0], infosets + 1]))
     F1 = sf.treeplex_matrix(0)[rows[0]][:, kept[0]]
     F2 = sf.treeplex_matrix(1)[rows[1]][:, kept[1]]
-    U_kept = payoffs[kept[0]][:, kept[1]]
+    if isinstance(payoffs, PayoffOperator):
+        U_kept = payoffs.submatrix(kept)
+    else:
+        U_kept = payoffs[kept[0]][:, kept[1]]
     labels = [[sf.players[i].sequence_label(int(s)) for s in kept[i]] for i in range(2)]
     infoset_labels = [["∅"] + [sf.players[i].infoset_labels[int(r) - 1] for r in rows[i][1:]]
                       for i in range(2)]
@@ -140,7 +196,8 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
     check_two_player_constant_sum(sf)
     start = time.perf_counter()
     scale = sf.game.payoff_range() or 1.0
-    U = sf.payoff_matrix(0).tocsr()
+    tie_tolerance = TIE_TOLERANCE * scale
+    U = PayoffOperator(sf)
     preference = []                  # kept sequences first, then the smallest own subtree
     for i in range(2):
         size = own_subtree_sizes(sf, i)
@@ -149,14 +206,14 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
 
     def pure_best_response(i: int, g: np.ndarray, kept_mask: np.ndarray):
         br = best_response_to_payoffs(sf, i, g, np.where(kept_mask, preference[i],
-                                                         preference[i] + big[i]))
+                                                         preference[i] + big[i]), tie_tolerance)
         return br, sf.plan_from_behaviour(i, br.behaviour) > 0.5
 
     # start from each player's best response to the other's uniform behaviour
     uniform = [sf.plan_from_behaviour(i, sf.uniform_behaviour(i)) for i in range(2)]
     none_kept = [np.zeros(sf.num_sequences(i), dtype=bool) for i in range(2)]
-    kept_mask = [pure_best_response(0, U @ uniform[1], none_kept[0])[1],
-                 pure_best_response(1, -(U.T @ uniform[0]), none_kept[1])[1]]
+    kept_mask = [pure_best_response(0, U.row_payoffs(uniform[1]), none_kept[0])[1],
+                 pure_best_response(1, U.column_losses(uniform[0]), none_kept[1])[1]]
     rounds: list[OracleRound] = []
     for round_ in range(1, max_rounds + 1):
         t0 = time.perf_counter()
@@ -172,8 +229,8 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         plans = [np.zeros(sf.num_sequences(i)) for i in range(2)]
         plans[0][kept[0]] = np.clip(solution.values("x"), 0.0, None)
         plans[1][kept[1]] = np.clip(solution.duals("best_response"), 0.0, None)
-        br1, seqs1 = pure_best_response(0, U @ plans[1], kept_mask[0])
-        br2, seqs2 = pure_best_response(1, -(U.T @ plans[0]), kept_mask[1])
+        br1, seqs1 = pure_best_response(0, U.row_payoffs(plans[1]), kept_mask[0])
+        br2, seqs2 = pure_best_response(1, U.column_losses(plans[0]), kept_mask[1])
         upper, lower = br1.value, -br2.value
         rounds.append(OracleRound(round_, (len(kept[0]), len(kept[1])), lp.size(),
                                   float(solution.objective), lower, upper,
@@ -200,4 +257,4 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
 
 
 __all__ = ["solve_zero_sum_double_oracle", "restricted_security_lp", "own_subtree_sizes",
-           "OracleRound"]
+           "OracleRound", "PayoffOperator"]

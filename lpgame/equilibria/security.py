@@ -28,6 +28,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame.game.showdown import ShowdownPayoffs
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.rational import RationalMatrix
 from lpgame.sequence_form import SequenceForm
@@ -70,7 +71,7 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
     """
     if payoff_player is None:
         payoff_player = player
-    if compress and not exact and sf.payoff_structure is not None:
+    if compress and not exact and isinstance(sf.payoff_structure, ShowdownPayoffs):
         return compressed_security_lp(sf, player, payoff_player)
     opponent = 1 - player
     if exact:

@@ -16,6 +16,11 @@ node (DESIGN.md, "signal form"; Koller, Megiddo & von Stengel 1996 for the seque
 Every array is built by numpy broadcasting over deals (one Python step per public node, and public
 trees are small), so OCP(N) with N(N−1) deals never builds its 9N(N−1)+1 nodes.
 
+With two players and no showdown structure the payoffs are kept as a deals × public leaves table
+(:class:`~lpgame.game.signal_payoffs.SignalPayoffs`), and the product leaves (deal, public leaf),
+with their sequence indices, are built only when a later stage asks for them (exact mode, CFR,
+correlated equilibria); the payoff matrix, best responses and the double oracle read the table.
+
 A game family implements :class:`PrivateSignalRules`; :func:`compile_private_signals` returns a
 :class:`PrivateSignalGame`, which every later stage (sequence form, LP, best response) accepts like an
 explicit :class:`~lpgame.game.Game`.
@@ -31,6 +36,7 @@ import numpy as np
 from lpgame.errors import InvalidGameError
 from lpgame.game.rules import TERMINAL_PLAYER
 from lpgame.game.showdown import ShowdownPayoffs
+from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex, TreeIndex
 from lpgame.limits import check_prediction
@@ -288,12 +294,45 @@ def _compile(rules: PrivateSignalRules, name: str, n: int):
         structure = ShowdownPayoffs(leaf_last, cases, showdown[0], (num_pub_seqs[0], num_pub_seqs[1]),
                                     bool(showdown[1]))
 
-    def build_terminals():
+    def leaf_payoff_blocks(exact_out: list | None = None):
+        """(first leaf, deals × block × players floats) for consecutive blocks of public leaves,
+        validated; the rules' own payoffs are appended to ``exact_out`` when given. Blocks bound
+        the conversion's transients (converting all leaves at once needed about three times the
+        memory of the result) while keeping one conversion per block, not per leaf."""
+        block = max(1, LEAF_BLOCK_ENTRIES // max(1, num_deals * n))
+        for lo in range(0, num_leaves, block):
+            part = []
+            for state, _ in leaves[lo:lo + block]:
+                u = np.asarray(rules.leaf_payoffs(state, deals))
+                if u.shape != (num_deals, n):
+                    raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} payoffs "
+                                           f"have shape {u.shape}, expected ({num_deals}, {n})")
+                part.append(u)
+            if exact_out is not None:
+                exact_out.extend(part)
+            if any(u.dtype == object for u in part):
+                stacked = np.empty((num_deals, len(part), n), dtype=object)
+                for k, u in enumerate(part):
+                    stacked[:, k] = u
+                floats = _as_float(stacked)
+            else:
+                floats = np.stack(part, axis=1).astype(float)
+            finite = np.isfinite(floats).all(axis=(0, 2))
+            if not finite.all():
+                state = leaves[lo + int(np.argmin(finite))][0]
+                raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} has a payoff "
+                                       "that is not finite")
+            yield lo, floats
+
+    def ensure_deals():
         nonlocal deals, weights
-        check_prediction(f"compiling the leaves of {name} ({num_deals} deals × {num_leaves} public "
-                         "leaves)", num_deals * num_leaves * 8 * (3 * n + 2))
         if deals is None:
             deals, weights = _validated_deals(rules, name, n, num_signals)
+
+    def build_terminals():
+        check_prediction(f"compiling the leaves of {name} ({num_deals} deals × {num_leaves} public "
+                         "leaves)", num_deals * num_leaves * 8 * (3 * n + 2))
+        ensure_deals()
         total = int(weights.sum())
         seqs = np.empty((len(deals), num_leaves, n), dtype=np.int64)
         for i in range(n):
@@ -301,34 +340,42 @@ def _compile(rules: PrivateSignalRules, name: str, n: int):
             last = leaf_last[:, i][None, :]
             seqs[:, :, i] = np.where(last == 0, 0, 1 + deals[:, i][:, None] * S + last - 1)
         payoffs_exact = []
-        for state, _ in leaves:
-            u = np.asarray(rules.leaf_payoffs(state, deals))
-            if u.shape != (len(deals), n):
-                raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} payoffs have "
-                                       f"shape {u.shape}, expected ({len(deals)}, {n})")
-            payoffs_exact.append(u)
-        # deals × leaves × players, converted a block of leaves at a time: one conversion per
-        # block (per leaf cost more than the rules' payoffs) and transients bounded by the block
-        # (a conversion of all leaves at once needed about three times the prediction above)
-        payoffs = np.empty((len(deals), num_leaves, n))
-        block = max(1, LEAF_BLOCK_ENTRIES // max(1, len(deals) * n))
-        for lo in range(0, num_leaves, block):
-            part = payoffs_exact[lo:lo + block]
-            if any(u.dtype == object for u in part):
-                stacked = np.empty((len(deals), len(part), n), dtype=object)
-                for k, u in enumerate(part):
-                    stacked[:, k] = u
-                payoffs[:, lo:lo + len(part)] = _as_float(stacked)
-            else:
-                payoffs[:, lo:lo + len(part)] = np.stack(part, axis=1)
-        finite = np.isfinite(payoffs).all(axis=(0, 2))
-        if not finite.all():
-            state = leaves[int(np.argmin(finite))][0]
-            raise InvalidGameError(f"{name}: leaf {rules.public_label(state)!r} has a payoff "
-                                   "that is not finite")
+        payoffs = np.empty((len(deals), num_leaves, n))      # deals × leaves × players
+        for lo, floats in leaf_payoff_blocks(payoffs_exact):
+            payoffs[:, lo:lo + floats.shape[1]] = floats
         return {"sequences": seqs.reshape(-1, n), "chance": np.repeat(weights / total, num_leaves),
                 "payoffs": payoffs.reshape(-1, n), "weights": weights, "total_weight": total,
                 "payoffs_exact": payoffs_exact}
+
+    if structure is None and n == 2:
+        # two players: keep p(d)·u(d, ℓ) as deals × public leaves (lpgame.game.signal_payoffs);
+        # the product leaves are built only if a later stage asks for them (exact mode, CFR, ...)
+        check_prediction(f"compiling the payoff table of {name} ({num_deals} deals × {num_leaves} "
+                         "public leaves)", num_deals * num_leaves * 8 * 2)
+        ensure_deals()
+        chance = weights / int(weights.sum())
+        # rows in signal-pair order (t_1, t_2), so that every pair once reads as a grid
+        order = np.lexsort((deals[:, 1], deals[:, 0]))
+        first = np.empty((num_deals, num_leaves))
+        second = None                       # a second table only once u_2 ≠ −u_1 somewhere
+        low, high, total_low, total_high = np.inf, -np.inf, np.inf, -np.inf
+        for lo, floats in leaf_payoff_blocks():
+            hi = lo + floats.shape[1]
+            floats = floats[order]
+            low, high = min(low, floats.min()), max(high, floats.max())
+            totals = floats.sum(axis=2)
+            total_low, total_high = min(total_low, totals.min()), max(total_high, totals.max())
+            first[:, lo:hi] = chance[order, None] * floats[:, :, 0]
+            if second is None and not np.array_equal(floats[:, :, 1], -floats[:, :, 0]):
+                second = np.empty((num_deals, num_leaves))
+                second[:, :lo] = -first[:, :lo]
+            if second is not None:
+                second[:, lo:hi] = chance[order, None] * floats[:, :, 1]
+        structure = SignalPayoffs(
+            deals[order], leaf_last, first[None] if second is None else np.stack([first, second]),
+            (num_signals[0], num_signals[1]), (num_pub_seqs[0], num_pub_seqs[1]),
+            (float(low), float(high)),
+            (0.0, 0.0) if second is None else (float(total_low), float(total_high)))
 
     index = _SignalIndex(num_players=n, players=players,
                          num_nodes=1 + num_deals * num_public_nodes, num_chance_nodes=1,

@@ -116,3 +116,13 @@ class ShowdownPayoffs:
     def payoff_totals(self) -> np.ndarray:
         """u_1 + u_2 at every leaf and case (for the constant-sum test)."""
         return self.payoff_floats().sum(axis=2)
+
+    def payoff_bounds(self) -> tuple[float, float]:
+        """Smallest and largest payoff over leaves, cases and players."""
+        u = self.payoff_floats()
+        return float(u.min()), float(u.max())
+
+    def payoff_total_bounds(self) -> tuple[float, float]:
+        """Smallest and largest u_1 + u_2 over leaves and cases."""
+        totals = self.payoff_totals()
+        return float(totals.min()), float(totals.max())

@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import networkx as nx
-import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL, TreeIndex, build_tree_index
@@ -64,27 +63,36 @@ class IndexedGame:
         p = self.index.players[player]
         return p.infoset_actions[p.infoset_of_label[infoset]]
 
-    payoff_structure = None   # a ShowdownPayoffs operator when the payoffs are structured
+    payoff_structure = None   # ShowdownPayoffs or SignalPayoffs when the payoffs are structured
 
-    def _leaf_payoffs(self) -> np.ndarray:
-        """Every leaf's payoff vector (rows), from the structure when there is one."""
+    def _payoff_bounds(self) -> tuple[float, float]:
+        """Smallest and largest payoff over all players and leaves."""
         if self.payoff_structure is not None:
-            return self.payoff_structure.payoff_floats().reshape(-1, self.num_players)
-        return self.index.terminal_payoffs
+            return self.payoff_structure.payoff_bounds()
+        u = self.index.terminal_payoffs
+        return float(u.min()), float(u.max())
+
+    def _payoff_total_bounds(self) -> tuple[float, float]:
+        """Smallest and largest sum of the players' payoffs over the leaves."""
+        if self.payoff_structure is not None:
+            return self.payoff_structure.payoff_total_bounds()
+        totals = self.index.terminal_payoffs.sum(axis=1)
+        return float(totals.min()), float(totals.max())
 
     def is_zero_sum(self, tol: float = 1e-12) -> bool:
         """True when every leaf's payoffs sum to zero."""
-        return bool(abs(self._leaf_payoffs().sum(axis=1)).max() <= tol)
+        lo, hi = self._payoff_total_bounds()
+        return max(abs(lo), abs(hi)) <= tol
 
     def is_constant_sum(self, tol: float = 1e-12) -> bool:
         """True when every leaf's payoffs sum to the same constant."""
-        totals = self._leaf_payoffs().sum(axis=1)
-        return bool(totals.max() - totals.min() <= tol)
+        lo, hi = self._payoff_total_bounds()
+        return hi - lo <= tol
 
     def payoff_range(self) -> float:
         """Largest payoff minus smallest, over all players and leaves (at least 1e-300)."""
-        u = self._leaf_payoffs()
-        return max(float(u.max() - u.min()), 1e-300)
+        lo, hi = self._payoff_bounds()
+        return max(hi - lo, 1e-300)
 
     def sizes(self) -> dict:
         """Counts of the tree and its sequence form (per player lists; sequences include ∅)."""
