@@ -7,9 +7,11 @@ Run from the repository root::
 The thesis ran chance-sampled CFR for about 10 hours on 8 cores per instance and left Dudo(4,2,2),
 Dudo(5,2,2), Dudo(6,1,2), Dudo(6,2,1) and Domino(3,4) unsolved (notes/rojas-linarez-and-notebook.md
 §1.7–1.9). Here each instance is one ``lpgame.solve`` of the exact sequence-form LP (HiGHS), or, for
-Dudo(6,1,2) and Dudo(6,2,1), whose LPs (4 million columns) HiGHS and Clarabel do not finish, one
+Dudo(6,1,2) and Dudo(6,2,1), whose LPs (4 million columns) HiGHS and Clarabel do not finish, and
+Dudo(5,2,2) (31 million columns, a payoff matrix of 236 million entries), one
 ``lpgame.solve(..., algorithm="double_oracle")`` (restricted LPs grown by best responses,
-:mod:`lpgame.equilibria.double_oracle`). Each runs in its own child process
+:mod:`lpgame.equilibria.double_oracle`; for Dudo(5,2,2) its products read the deals × public
+leaves payoff table, :mod:`lpgame.game.signal_payoffs`). Each runs in its own child process
 (:mod:`benchmarks.isolated`), so that
 
 * the peak memory column is that instance's own (``ru_maxrss`` of the child, from ``os.wait4``);
@@ -100,7 +102,7 @@ INSTANCES: list[Instance] = [
     _dudo(5, 1, 1, 51_176, -0.120, 0.1186, True),
     _dudo(5, 1, 2, 4_915_126, -0.565, 0.6197, True),
     _dudo(5, 2, 1, 4_915_126, 0.581, 0.0122, True),
-    _dudo(5, 2, 2, 471_858_976, 0.836, 15.1963, False),
+    _dudo(5, 2, 2, 471_858_976, 0.836, 15.1963, False, "double_oracle"),
     _dudo(6, 1, 1, 294_877, -0.111, 0.0975, True),
     _dudo(6, 1, 2, 66_060_163, -0.593, 4.5781, False, "double_oracle"),
     _dudo(6, 2, 1, 66_060_163, 0.592, 3.9594, False, "double_oracle"),
