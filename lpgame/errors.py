@@ -51,13 +51,19 @@ class SolverError(LpgameError, RuntimeError):
 
 
 class SolverTimeLimitError(SolverError):
-    """The solver hit its time limit; ``best_bound`` holds the best objective bound it reported."""
+    """The solver hit its time limit; ``best_bound`` holds the best objective bound it reported.
+
+    The double oracle also gives ``plans``: player 1's realization plan that guarantees it at
+    least ``objective`` and player 2's that holds player 1 to at most ``best_bound``.
+    """
 
     def __init__(self, message: str, status: str | None = None, size: dict | None = None,
-                 best_bound: float | None = None, objective: float | None = None):
+                 best_bound: float | None = None, objective: float | None = None,
+                 plans: list | None = None):
         super().__init__(message, status, size)
         self.best_bound = best_bound
         self.objective = objective
+        self.plans = plans
 
 
 class ModelTooLargeError(LpgameError, MemoryError):

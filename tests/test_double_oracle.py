@@ -127,6 +127,23 @@ def test_round_limit_raises_with_bounds_around_the_value():
     with pytest.raises(SolverTimeLimitError, match="stopped after 1 rounds") as info:
         solve_zero_sum_double_oracle(sf, max_rounds=1)
     assert info.value.objective <= value + 1e-12 <= info.value.best_bound + 2e-12
+    # the strategies behind the bounds, checked by best responses over the product leaves
+    x, y = info.value.plans
+    data = sf.game.index._data()
+    seqs, weight = data["sequences"], data["chance"] * data["payoffs"][:, 0]
+    against_x = np.bincount(seqs[:, 1], weights=-weight * x[seqs[:, 0]],
+                            minlength=sf.num_sequences(1))
+    against_y = np.bincount(seqs[:, 0], weights=weight * y[seqs[:, 1]],
+                            minlength=sf.num_sequences(0))
+    assert -best_response_to_payoffs(sf, 1, against_x).value == pytest.approx(
+        info.value.objective, abs=1e-12)
+    assert best_response_to_payoffs(sf, 0, against_y).value == pytest.approx(
+        info.value.best_bound, abs=1e-12)
+    assert np.allclose(sf.treeplex_matrix(0) @ x, sf.treeplex_rhs(0), atol=1e-9)
+    assert np.allclose(sf.treeplex_matrix(1) @ y, sf.treeplex_rhs(1), atol=1e-9)
+    with pytest.raises(SolverTimeLimitError, match="stopped after 3 rounds") as info:
+        solve_zero_sum_double_oracle(sf, max_rounds=3)
+    assert info.value.plans[0] is not None and info.value.plans[1] is not None
     with pytest.raises(SolverTimeLimitError):
         solve_zero_sum_double_oracle(sf, time_limit=0.0)
 

@@ -177,7 +177,9 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
     Stops when the full-game gap ``upper − lower`` is at most ``tolerance`` × the payoff range, or
     when no best response adds a sequence. ``time_limit`` (seconds, whole loop; each restricted LP
     gets what is left) and ``max_rounds`` raise :class:`~lpgame.errors.SolverTimeLimitError` with
-    the best bounds of all rounds (``objective`` the lower, ``best_bound`` the upper).
+    the best bounds of all rounds (``objective`` the lower, ``best_bound`` the upper) and, in
+    ``plans``, the strategies that reach them: player 1's guarantees it at least the lower bound,
+    player 2's holds it to at most the upper one.
     ``options`` go to each restricted LP's solve (:func:`lpgame.lp.solve_lp`). The solution's
     ``rounds`` lists every round.
 
@@ -215,6 +217,7 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
     kept_mask = [pure_best_response(0, U.row_payoffs(uniform[1]), none_kept[0])[1],
                  pure_best_response(1, U.column_losses(uniform[0]), none_kept[1])[1]]
     rounds: list[OracleRound] = []
+    best_plans = [None, None]      # player 1's plan of the best lower bound, player 2's of the upper
     for round_ in range(1, max_rounds + 1):
         t0 = time.perf_counter()
         kept = [np.flatnonzero(m) for m in kept_mask]
@@ -232,6 +235,10 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         br1, seqs1 = pure_best_response(0, U.row_payoffs(plans[1]), kept_mask[0])
         br2, seqs2 = pure_best_response(1, U.column_losses(plans[0]), kept_mask[1])
         upper, lower = br1.value, -br2.value
+        if not rounds or lower > max(r.lower for r in rounds):
+            best_plans[0] = plans[0]
+        if not rounds or upper < min(r.upper for r in rounds):
+            best_plans[1] = plans[1]
         rounds.append(OracleRound(round_, (len(kept[0]), len(kept[1])), lp.size(),
                                   float(solution.objective), lower, upper,
                                   time.perf_counter() - t0, solution.seconds))
@@ -253,7 +260,7 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         f"double oracle on {sf.game.name}: stopped after {len(rounds)} rounds "
         f"({time.perf_counter() - start:.1f} s) with the value in [{lower:.12g}, {upper:.12g}]",
         status="round or time limit", size=rounds[-1].lp_size if rounds else None,
-        best_bound=upper, objective=lower)
+        best_bound=upper, objective=lower, plans=best_plans if rounds else None)
 
 
 __all__ = ["solve_zero_sum_double_oracle", "restricted_security_lp", "own_subtree_sizes",
