@@ -129,7 +129,7 @@ def _strategies(sf: SequenceForm, plans, exact: bool, behaviours=None):
     strategies, unreached = [], []
     for i, (b, mask) in enumerate(behaviours or _behaviours(sf, plans, exact)):
         strategies.append(sf.strategy_to_dict(i, b))
-        labels = sf.infoset_labels(i)
+        labels = sf.players[i].infoset_labels      # read, not copied
         unreached.append([labels[j] for j in np.flatnonzero(mask).tolist()])
     return strategies, unreached
 

@@ -35,6 +35,7 @@ import scipy.sparse as sp
 
 from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.game.normal_form import NormalFormGame
+from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex
 from lpgame.limits import check_prediction
@@ -161,7 +162,7 @@ class SequenceForm:
         self._require_two_players()
         check_prediction(f"the payoff matrix of {self.game.name} ({self.game.index.num_terminals} "
                          "leaves)", BYTES_PER_PAYOFF_ENTRY * self.game.index.num_terminals)
-        if hasattr(self.payoff_structure, "payoff_submatrix"):     # deals × public leaves
+        if isinstance(self.payoff_structure, SignalPayoffs):     # deals × public leaves
             return self.payoff_structure.payoff_submatrix(player)
         data = self.terminal_chance * self.terminal_payoffs[:, player]
         shape = (self.num_sequences(0), self.num_sequences(1))

@@ -50,6 +50,7 @@ import scipy.sparse as sp
 from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.equilibria.zero_sum import ZeroSumSolution, check_two_player_constant_sum
 from lpgame.errors import ExactCheckError, SolverTimeLimitError
+from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.limits import memory_limit
 from lpgame.lp import solve_lp
 from lpgame.lp.linear_program import LinearProgram
@@ -103,11 +104,10 @@ class PayoffOperator:
     """
 
     def __init__(self, sf: SequenceForm):
-        self.sf = sf
         structure = sf.payoff_structure
         self.structure = self.matrix = None
         predicted = BYTES_PER_PAYOFF_ENTRY * sf.game.index.num_terminals
-        if (hasattr(structure, "payoff_submatrix")
+        if (isinstance(structure, SignalPayoffs)
                 and predicted > MATRIX_MEMORY_FRACTION * memory_limit()):
             self.structure = structure
         else:
@@ -217,7 +217,8 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
     kept_mask = [pure_best_response(0, U.row_payoffs(uniform[1]), none_kept[0])[1],
                  pure_best_response(1, U.column_losses(uniform[0]), none_kept[1])[1]]
     rounds: list[OracleRound] = []
-    best_plans = [None, None]      # player 1's plan of the best lower bound, player 2's of the upper
+    # the best bounds so far and the plans behind them (player 1's lower, player 2's upper)
+    lower_best, upper_best, best_plans = -np.inf, np.inf, [None, None]
     for round_ in range(1, max_rounds + 1):
         t0 = time.perf_counter()
         kept = [np.flatnonzero(m) for m in kept_mask]
@@ -235,10 +236,10 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         br1, seqs1 = pure_best_response(0, U.row_payoffs(plans[1]), kept_mask[0])
         br2, seqs2 = pure_best_response(1, U.column_losses(plans[0]), kept_mask[1])
         upper, lower = br1.value, -br2.value
-        if not rounds or lower > max(r.lower for r in rounds):
-            best_plans[0] = plans[0]
-        if not rounds or upper < min(r.upper for r in rounds):
-            best_plans[1] = plans[1]
+        if lower > lower_best:
+            lower_best, best_plans[0] = lower, plans[0]
+        if upper < upper_best:
+            upper_best, best_plans[1] = upper, plans[1]
         rounds.append(OracleRound(round_, (len(kept[0]), len(kept[1])), lp.size(),
                                   float(solution.objective), lower, upper,
                                   time.perf_counter() - t0, solution.seconds))
@@ -254,13 +255,12 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         kept_mask = [kept_mask[0] | seqs1, kept_mask[1] | seqs2]
         if time_limit is not None and time.perf_counter() - start > time_limit:
             break
-    lower = max((r.lower for r in rounds), default=-np.inf)
-    upper = min((r.upper for r in rounds), default=np.inf)
     raise SolverTimeLimitError(
         f"double oracle on {sf.game.name}: stopped after {len(rounds)} rounds "
-        f"({time.perf_counter() - start:.1f} s) with the value in [{lower:.12g}, {upper:.12g}]",
-        status="round or time limit", size=rounds[-1].lp_size if rounds else None,
-        best_bound=upper, objective=lower, plans=best_plans if rounds else None)
+        f"({time.perf_counter() - start:.1f} s) with the value in [{lower_best:.12g}, "
+        f"{upper_best:.12g}]", status="round or time limit",
+        size=rounds[-1].lp_size if rounds else None, best_bound=upper_best, objective=lower_best,
+        plans=best_plans if rounds else None)
 
 
 __all__ = ["solve_zero_sum_double_oracle", "restricted_security_lp", "own_subtree_sizes",
