@@ -36,8 +36,9 @@ only, with the reason printed. Rows:
   ``.efg`` writer and read back by ``pygambit.read_efg`` (reading included in its time).
 
 The ratio column is a peer's seconds over lpgame's seconds on the same game (Leduc: lpgame's
-card-level game, which is OpenSpiel's). OCP(N) is lpgame only: neither peer has it, and its
-product tree (9N(N−1)+1 nodes) is beyond them for these N.
+card-level game, which is OpenSpiel's), written "plain / shrunk" where lpgame also solved the game
+through GameShrink: over the plain row, then over the GameShrink row. OCP(N) is lpgame only:
+neither peer has it, and its product tree (9N(N−1)+1 nodes) is beyond them for these N.
 """
 
 from __future__ import annotations
@@ -181,6 +182,8 @@ def main(argv: list[str] | None = None) -> None:
 
     header = (f"{'game':<18} {'tool':<26} {'seconds':>8} {'build s':>7} {'solver s':>8} {'rest/solver':>11} "
               f"{'peak MiB':>8} {'value':>16} {'nash_conv':>9}  {'LP size':<44} {'peer/lpgame':>11}")
+    # peer/lpgame: the peer's seconds over lpgame's plain row; on a game also solved through
+    # GameShrink, then over that row ("plain / shrunk")
     print(f"best of {args.repeats} runs per row, each row in its own process; peers on a "
           f"{args.peer_timeout:g} s limit")
     print(header)
@@ -202,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
         if gambit_game and have_gambit:
             cases.append(("Gambit lp_solve (float)", "gambit_case",
                           {"name": gambit_game[0], "params": gambit_game[1]}, args.peer_timeout))
-        reference = None
+        reference = shrunk_reference = None
         for tool, function, kwargs, timeout in cases:
             child = run_isolated(f"benchmarks.bench_core:{function}",
                                  {**kwargs, "repeats": args.repeats}, timeout=timeout,
@@ -215,7 +218,11 @@ def main(argv: list[str] | None = None) -> None:
             r = child.data
             if reference is None:
                 reference = r["seconds"]
+            elif tool.endswith("GameShrink"):
+                shrunk_reference = r["seconds"]
             ratio = "" if tool.startswith("lpgame") else f"{r['seconds'] / reference:.1f}"
+            if ratio and shrunk_reference is not None:
+                ratio += f" / {r['seconds'] / shrunk_reference:.1f}"
             highs = f"{r['solve']:.3f}" if "solve" in r else "—"
             lp_tool = tool.startswith("lpgame")
             build = f"{r['build']:.3f}" if lp_tool else "—"

@@ -151,8 +151,10 @@ def solve_with_abstraction(game, abstraction: str = "gameshrink", concept: str =
                            exact: bool = False, backend: str = "highs", **options):
     """Shrink, solve the abstract game, lift, certify (module docstring)."""
     from lpgame.analysis.exploitability import evaluate_plans, evaluate_plans_exact
-    from lpgame.api import _solve_nash
-    from lpgame.result import Certificate
+    from lpgame.api import _behaviours, _solve_nash
+    from lpgame.equilibria.zero_sum import solve_zero_sum
+    from lpgame.errors import ExactCheckError
+    from lpgame.result import Certificate, Result
     from lpgame.sequence_form import SequenceForm
 
     check_abstraction_name(abstraction)
@@ -163,52 +165,56 @@ def solve_with_abstraction(game, abstraction: str = "gameshrink", concept: str =
     ordered, explicit = as_ordered_game(game)
     shrunk = gameshrink(ordered)
     abstract = shrunk.compile()
-    result = _solve_nash(SequenceForm(abstract), exact, backend, options)
     report = shrunk.report()
     try:
         original = shrunk.compile_original()
     except ModelTooLargeError as exc:
+        result = _solve_nash(SequenceForm(abstract), exact, backend, options)
         report["certificate_game"] = ("abstract game: the original is too large to compile here "
                                       f"({exc}); strategies are the abstract game's")
         result.extra["abstraction"] = report
         result.seconds["total"] = time.perf_counter() - start
         return result
+    # the abstract game's equilibrium is certified only after lifting, in the original game
     sf_a, sf_o = SequenceForm(abstract), SequenceForm(original)
+    sol = solve_zero_sum(sf_a, exact=exact, backend=backend, **options)
     target = explicit if explicit is not None and not isinstance(explicit, OrderedIndexedGame) \
         else original
     sf_t = sf_o if target is original else SequenceForm(target)
     strategies, plans, unreached = [], [], []
-    for i in range(2):
-        if exact:
-            b, _ = sf_a.behaviour_from_plan_exact(i, result.plans[i])
-        else:
-            b, _ = sf_a.behaviour_from_plan(i, result.plans[i])
+    for i, (b, _) in enumerate(_behaviours(sf_a, sol.plans, exact)):
         lifted = lift_behaviour(original, abstract, i, b)
-        strategy = sf_o.strategy_to_dict(i, lifted if exact else lifted.tolist())
+        strategy = sf_o.strategy_to_dict(i, lifted)
         strategies.append(strategy)
+        if target is original:      # same sequence numbering: the lifted vector is the behaviour
+            behaviour = lifted
+        else:                       # an explicit tree numbers its sequences its own way: by labels
+            behaviour = (sf_t.behaviour_from_dict_exact(i, strategy) if exact
+                         else sf_t.behaviour_from_dict(i, strategy))
         if exact:
-            behaviour = sf_t.behaviour_from_dict_exact(i, strategy)
             plan = sf_t.plan_from_behaviour_exact(i, behaviour)
             reach = [plan[int(q)] for q in sf_t.players[i].infoset_parent_seq]
         else:
-            behaviour = sf_t.behaviour_from_dict(i, strategy)
             plan = sf_t.plan_from_behaviour(i, behaviour)
             reach = sf_t.reach_of_infosets(i, plan).tolist()
         plans.append(plan)
         labels = sf_t.infoset_labels(i)
         unreached.append([labels[j] for j, x in enumerate(reach) if x == 0])
     ev = (evaluate_plans_exact if exact else evaluate_plans)(sf_t, plans)
+    if exact and (ev.nash_conv != 0 or ev.values[0] != sol.value):
+        raise ExactCheckError(
+            f"exact mode: the lifted equilibrium of {ordered.name} has exact NashConv {ev.nash_conv} "
+            f"and value {ev.values[0]} in the original game; the abstract LP's value is {sol.value}")
     report["certificate_game"] = ("original game (the explicit tree passed in)" if target is explicit
                                   else "original game (compiled from the signal form)")
-    result.game = getattr(target, "name", ordered.name)
-    result.values = list(ev.values)
-    result.strategies = strategies
-    result.unreached = unreached
-    result.certificate = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
-    result.plans = plans
-    result.extra["abstraction"] = report
-    result.seconds["total"] = time.perf_counter() - start
-    return result
+    return Result(
+        game=getattr(target, "name", ordered.name), concept="nash", value=sol.value,
+        values=list(ev.values), strategies=strategies,
+        certificate=Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact),
+        size=sol.lp.size(), seconds={"solve": sol.lp_solution.seconds,
+                                     "total": time.perf_counter() - start},
+        backend=backend, exact=exact, unreached=unreached, plans=plans, lp=sol.lp,
+        extra={"abstraction": report})
 
 
 __all__ = ["solve_with_abstraction", "as_ordered_game", "ordered_from_catalog", "shrink",
