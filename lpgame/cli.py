@@ -6,7 +6,8 @@
                  [--abstraction gameshrink] [--algorithm lp|double_oracle]
                  [--objective welfare|player1|player2|w1,w2] [--exact]
                  [--backend highs|pyomo|cvxpy] [--solver simplex|ipm|pdlp|choose|clarabel]
-                 [--time-limit S] [--threads N] [--json PATH|-] [--save-lp PATH]
+                 [--time-limit S] [--threads N] [--checkpoint PATH] [--json PATH|-]
+                 [--save-lp PATH]
     lpgame evaluate NAME STRATEGY.json [key=value ...] [--exact] [--json PATH|-]
     lpgame export NAME [key=value ...] (--lp PATH | --mps PATH | --latex PATH)
     lpgame draw NAME [key=value ...] --out PATH [--exact] [--no-solve] [--heatmap]
@@ -144,6 +145,13 @@ def _solve_options(args) -> dict:
         options["time_limit"] = args.time_limit
     if args.threads is not None:
         options["threads"] = args.threads
+    if getattr(args, "checkpoint", None):
+        if args.algorithm != "double_oracle":
+            raise LpgameError("--checkpoint is for --algorithm double_oracle")
+        from pathlib import Path
+        options["checkpoint"] = args.checkpoint
+        if Path(args.checkpoint).exists():
+            options["initial_sequences"] = args.checkpoint
     return options
 
 
@@ -351,6 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="nash: the whole sequence-form LP (default), or the double oracle "
                         "(restricted LPs grown by best responses; for large trees with small "
                         "equilibrium support, such as Dudo)")
+    p.add_argument("--checkpoint", default=None, metavar="PATH",
+                   help="double oracle: rewrite PATH (.npz) with the kept sequences after every "
+                        "round, and resume from it when it exists (a long run in parts)")
     p.add_argument("--backend", default="highs", choices=["highs", "pyomo", "cvxpy"])
     p.add_argument("--solver", default=None, choices=["choose", "simplex", "ipm", "pdlp", "clarabel"],
                    help="HiGHS's solver, or clarabel (an interior point with a direct "

@@ -54,16 +54,19 @@ class SolverTimeLimitError(SolverError):
     """The solver hit its time limit; ``best_bound`` holds the best objective bound it reported.
 
     The double oracle also gives ``plans``: player 1's realization plan that guarantees it at
-    least ``objective`` and player 2's that holds player 1 to at most ``best_bound``.
+    least ``objective`` and player 2's that holds player 1 to at most ``best_bound``; and
+    ``kept_sequences``, the sequence sets its next round would have used (pass them back as
+    ``initial_sequences`` to go on).
     """
 
     def __init__(self, message: str, status: str | None = None, size: dict | None = None,
                  best_bound: float | None = None, objective: float | None = None,
-                 plans: list | None = None):
+                 plans: list | None = None, kept_sequences: list | None = None):
         super().__init__(message, status, size)
         self.best_bound = best_bound
         self.objective = objective
         self.plans = plans
+        self.kept_sequences = kept_sequences
 
 
 class ModelTooLargeError(LpgameError, MemoryError):

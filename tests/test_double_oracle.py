@@ -18,6 +18,8 @@ import lpgame
 from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.analysis.exploitability import evaluate_plans
 from lpgame.equilibria.double_oracle import (
+    check_closed_sequence_set,
+    load_checkpoint,
     own_subtree_sizes,
     restricted_security_lp,
     solve_zero_sum_double_oracle,
@@ -148,6 +150,61 @@ def test_round_limit_raises_with_bounds_around_the_value():
         solve_zero_sum_double_oracle(sf, time_limit=0.0)
 
 
+def test_checkpoint_resumes_a_stopped_run(tmp_path):
+    """A run stopped after 4 rounds and resumed from its checkpoint reaches the whole LP's value, in
+    the rounds the unbroken run needs (the resumed run's first restricted game is the stopped
+    run's next one)."""
+    sf = lpgame.compile_game(make("dudo", K=4, D1=1, D2=1))
+    value = solve_zero_sum(sf).value
+    unbroken = solve_zero_sum_double_oracle(sf)
+    path = tmp_path / "dudo.npz"
+    with pytest.raises(SolverTimeLimitError) as info:
+        solve_zero_sum_double_oracle(sf, max_rounds=4, checkpoint=path)
+    saved = load_checkpoint(path, sf)
+    assert [s.tolist() for s in saved] == [s.tolist() for s in info.value.kept_sequences]
+    assert [len(s) for s in saved] == list(unbroken.rounds[4].kept_sequences)
+    for i in range(2):
+        assert np.all(np.diff(saved[i]) > 0) and saved[i][0] == 0
+    resumed = solve_zero_sum_double_oracle(sf, initial_sequences=path, checkpoint=path)
+    assert resumed.value == pytest.approx(value, abs=1e-10)
+    assert evaluate_plans(sf, resumed.plans).nash_conv <= 1e-10
+    assert len(resumed.rounds) + 4 == len(unbroken.rounds)
+    # the supports of any plans (here the stopped run's) are a valid start too
+    supports = [np.flatnonzero(p > 0) for p in info.value.plans]
+    again = solve_zero_sum_double_oracle(sf, initial_sequences=supports)
+    assert again.value == pytest.approx(value, abs=1e-10)
+
+
+def test_initial_sequences_are_checked(tmp_path):
+    sf = lpgame.compile_game(make("dudo", K=3, D1=1, D2=1))
+    p = sf.players[0]
+    first_set = 0                           # its parent is the empty sequence
+    assert p.infoset_parent_seq[first_set] == 0
+    with pytest.raises(LpgameError, match="not closed under the player's own play"):
+        solve_zero_sum_double_oracle(sf, initial_sequences=[[0], [0]])
+    mask = np.zeros(sf.num_sequences(0), dtype=bool)
+    mask[0] = True
+    with pytest.raises(LpgameError, match="1 information set|information set"):
+        check_closed_sequence_set(sf, 0, mask)
+    with pytest.raises(LpgameError, match="empty sequence"):
+        check_closed_sequence_set(sf, 0, ~mask)
+    with pytest.raises(LpgameError, match="indices must lie"):
+        solve_zero_sum_double_oracle(sf, initial_sequences=[[0, 10**6], [0]])
+    with pytest.raises(LpgameError, match="one array of sequence indices per player"):
+        solve_zero_sum_double_oracle(sf, initial_sequences=[[0]])
+    # a checkpoint of another game, and a file that is not one
+    path = tmp_path / "other.npz"
+    other = lpgame.compile_game(make("kuhn_poker"))
+    with pytest.raises(SolverTimeLimitError):
+        solve_zero_sum_double_oracle(other, max_rounds=1, checkpoint=path)
+    with pytest.raises(LpgameError, match="is for .*kuhn.*not"):
+        solve_zero_sum_double_oracle(sf, initial_sequences=path)
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not a checkpoint")
+    with pytest.raises(LpgameError, match="cannot read it"):
+        solve_zero_sum_double_oracle(sf, initial_sequences=junk)
+
+
 def test_refusals(kuhn):
     with pytest.raises(ExactCheckError, match="algorithm='lp'"):
         solve_zero_sum_double_oracle(kuhn, exact=True)
@@ -172,6 +229,24 @@ def test_api_and_cli(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["value"] == pytest.approx(-1 / 18, abs=1e-12)
     assert out["double_oracle"]["sequences"] == [13, 13]
+
+
+def test_cli_checkpoint_resumes(tmp_path, capsys):
+    """``--checkpoint``: a run stopped by its time limit leaves the file, the next run goes on."""
+    from lpgame.cli import main
+    path = tmp_path / "dudo.npz"
+    args = ["solve", "dudo", "K=4", "D1=1", "D2=1", "--algorithm", "double_oracle", "--quiet",
+            "--checkpoint", str(path)]
+    assert main(args + ["--time-limit", "0"]) == 2
+    assert "stopped after" in capsys.readouterr().err and path.exists()
+    stopped = np.load(path)["rounds"]
+    assert main(args + ["--json", "-"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    sf = lpgame.compile_game(make("dudo", K=4, D1=1, D2=1))
+    assert out["value"] == pytest.approx(solve_zero_sum(sf).value, abs=1e-10)
+    assert int(np.load(path)["rounds"]) >= 1 and int(stopped) == 1
+    assert main(["solve", "kuhn_poker", "--checkpoint", str(path), "--quiet"]) == 2
+    assert "--checkpoint is for --algorithm double_oracle" in capsys.readouterr().err
 
 
 def test_highs_starting_basis(kuhn):

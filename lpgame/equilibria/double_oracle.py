@@ -41,15 +41,17 @@ The answer is certified like every other one, by the independent best responses 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.equilibria.zero_sum import ZeroSumSolution, check_two_player_constant_sum
-from lpgame.errors import ExactCheckError, SolverTimeLimitError
+from lpgame.errors import ExactCheckError, LpgameError, SolverTimeLimitError
 from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.limits import memory_limit
 from lpgame.lp import solve_lp
@@ -168,9 +170,77 @@ def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array | PayoffOpera
     return lp
 
 
+def check_closed_sequence_set(sf: SequenceForm, player: int, kept_mask: np.ndarray) -> None:
+    """Raise unless ``kept_mask`` holds the empty sequence and, for every information set whose
+    parent sequence it holds, at least one of the set's actions (the restricted game's condition,
+    module docstring). The support of any realization plan passes."""
+    p = sf.players[player]
+    if not kept_mask[0]:
+        raise LpgameError(f"{sf.game.player_names[player]}: the kept sequences must include the "
+                          "empty sequence")
+    if p.num_infosets == 0:
+        return
+    actions_kept = np.add.reduceat(kept_mask.astype(np.int64), p.infoset_first_seq)
+    open_sets = np.flatnonzero(kept_mask[p.infoset_parent_seq] & (actions_kept == 0))
+    if open_sets.size:
+        raise LpgameError(
+            f"{sf.game.player_names[player]}: the kept sequences are not closed under the "
+            f"player's own play: {open_sets.size} information set(s) have their parent sequence "
+            f"kept and no action kept, e.g. {p.infoset_labels[int(open_sets[0])]!r}")
+
+
+def save_checkpoint(path, sf: SequenceForm, kept: list[np.ndarray], rounds: int,
+                    bounds: tuple[float, float]) -> None:
+    """Write the kept sequence sets (and the round and best bounds, for the record) to ``path``
+    (``.npz``), replacing it only once the new file is complete."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial.npz")
+    np.savez_compressed(partial, game=np.array(sf.game.name),
+                        sequences=np.array([sf.num_sequences(0), sf.num_sequences(1)]),
+                        kept_1=kept[0], kept_2=kept[1], rounds=np.array(rounds),
+                        bounds=np.array(bounds, dtype=float))
+    os.replace(partial, path)
+
+
+def load_checkpoint(path, sf: SequenceForm) -> list[np.ndarray]:
+    """The kept sequence sets written by :func:`save_checkpoint` for the game of ``sf``."""
+    try:
+        with np.load(Path(path)) as data:
+            game, sizes = str(data["game"]), data["sequences"].tolist()
+            kept = [data["kept_1"].astype(np.int64), data["kept_2"].astype(np.int64)]
+    except (OSError, KeyError, ValueError) as error:
+        raise LpgameError(f"double-oracle checkpoint {path}: cannot read it ({error})") from error
+    expected = [sf.num_sequences(0), sf.num_sequences(1)]
+    if game != sf.game.name or sizes != expected:
+        raise LpgameError(f"double-oracle checkpoint {path} is for {game} ({sizes[0]} + {sizes[1]} "
+                          f"sequences), not {sf.game.name} ({expected[0]} + {expected[1]})")
+    return kept
+
+
+def _initial_masks(sf: SequenceForm, initial_sequences) -> list[np.ndarray]:
+    """Kept masks from ``initial_sequences``: a checkpoint path or one index array per player."""
+    if isinstance(initial_sequences, (str, Path)):
+        initial_sequences = load_checkpoint(initial_sequences, sf)
+    if len(initial_sequences) != 2:
+        raise LpgameError("initial_sequences: give one array of sequence indices per player")
+    masks = []
+    for i, seqs in enumerate(initial_sequences):
+        seqs = np.asarray(seqs, dtype=np.int64).ravel()
+        n = sf.num_sequences(i)
+        if seqs.size and (seqs.min() < 0 or seqs.max() >= n):
+            raise LpgameError(f"initial_sequences of {sf.game.player_names[i]}: indices must lie "
+                              f"in [0, {n}), got [{seqs.min()}, {seqs.max()}]")
+        mask = np.zeros(n, dtype=bool)
+        mask[seqs] = True
+        check_closed_sequence_set(sf, i, mask)
+        masks.append(mask)
+    return masks
+
+
 def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
                                  max_rounds: int = 10_000, time_limit: float | None = None,
                                  exact: bool = False, backend: str = "highs", verbose: bool = False,
+                                 initial_sequences=None, checkpoint=None,
                                  **options) -> ZeroSumSolution:
     """Solve a two-player zero-sum game by the double oracle (see module docstring).
 
@@ -182,6 +252,12 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
     player 2's holds it to at most the upper one.
     ``options`` go to each restricted LP's solve (:func:`lpgame.lp.solve_lp`). The solution's
     ``rounds`` lists every round.
+
+    A long run can be split: ``checkpoint`` (a path) is rewritten after every round with the kept
+    sequence sets (:func:`save_checkpoint`), and ``initial_sequences`` (such a path, or one array of
+    sequence indices per player, e.g. the supports of a stopped run's ``plans`` or of a CFR
+    strategy; each must be closed under the player's own play) adds those sequences to the first
+    restricted game, so a run resumed from its checkpoint goes on where it stopped.
 
     >>> import lpgame
     >>> sf = lpgame.compile_game(lpgame.games.make("dudo", K=3, D1=1, D2=1))
@@ -213,9 +289,11 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
 
     # start from each player's best response to the other's uniform behaviour
     uniform = [sf.plan_from_behaviour(i, sf.uniform_behaviour(i)) for i in range(2)]
-    none_kept = [np.zeros(sf.num_sequences(i), dtype=bool) for i in range(2)]
-    kept_mask = [pure_best_response(0, U.row_payoffs(uniform[1]), none_kept[0])[1],
-                 pure_best_response(1, U.column_losses(uniform[0]), none_kept[1])[1]]
+    start_mask = ([np.zeros(sf.num_sequences(i), dtype=bool) for i in range(2)]
+                  if initial_sequences is None else _initial_masks(sf, initial_sequences))
+    kept_mask = [start_mask[0] | pure_best_response(0, U.row_payoffs(uniform[1]), start_mask[0])[1],
+                 start_mask[1] | pure_best_response(1, U.column_losses(uniform[0]),
+                                                    start_mask[1])[1]]
     rounds: list[OracleRound] = []
     # the best bounds so far and the plans behind them (player 1's lower, player 2's upper)
     lower_best, upper_best, best_plans = -np.inf, np.inf, [None, None]
@@ -253,6 +331,9 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
             return ZeroSumSolution(float(solution.objective), plans, lp, solution, False,
                                    rounds=rounds)
         kept_mask = [kept_mask[0] | seqs1, kept_mask[1] | seqs2]
+        if checkpoint is not None:
+            save_checkpoint(checkpoint, sf, [np.flatnonzero(m) for m in kept_mask], round_,
+                            (lower_best, upper_best))
         if time_limit is not None and time.perf_counter() - start > time_limit:
             break
     raise SolverTimeLimitError(
@@ -260,8 +341,10 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         f"({time.perf_counter() - start:.1f} s) with the value in [{lower_best:.12g}, "
         f"{upper_best:.12g}]", status="round or time limit",
         size=rounds[-1].lp_size if rounds else None, best_bound=upper_best, objective=lower_best,
-        plans=best_plans if rounds else None)
+        plans=best_plans if rounds else None,
+        kept_sequences=[np.flatnonzero(m) for m in kept_mask])
 
 
 __all__ = ["solve_zero_sum_double_oracle", "restricted_security_lp", "own_subtree_sizes",
-           "OracleRound", "PayoffOperator"]
+           "OracleRound", "PayoffOperator", "check_closed_sequence_set", "save_checkpoint",
+           "load_checkpoint"]
