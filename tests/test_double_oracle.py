@@ -10,15 +10,17 @@ Dudo values from the whole sequence-form LP.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import lpgame
 from lpgame.analysis.best_response import best_response_to_payoffs
-from lpgame.analysis.exploitability import evaluate_plans
+from lpgame.analysis.exploitability import evaluate_plans, evaluate_plans_exact
 from lpgame.equilibria.double_oracle import (
     check_closed_sequence_set,
+    exact_payoff_submatrix,
     load_checkpoint,
     own_subtree_sizes,
     restricted_security_lp,
@@ -75,6 +77,54 @@ def test_dice_games_match_the_whole_lp(name, params):
     assert evaluate_plans(sf, sol.plans).nash_conv <= 1e-10 * sf.game.payoff_range()
     kept = sol.rounds[-1].kept_sequences
     assert kept[0] < sf.num_sequences(0) and kept[1] < sf.num_sequences(1)
+
+
+@pytest.mark.parametrize("name, params", [
+    ("kuhn_poker", {}),
+    ("dudo", {"K": 3, "D1": 1, "D2": 2}),
+    ("liars_dice", {"faces": 4}),
+])
+def test_exact_mode_matches_the_exact_whole_lp(name, params):
+    """Exact mode: rational plans whose NashConv, recomputed exactly by the independent best
+    responses, is 0, and the exact whole LP's value (Kuhn: −1/18, the literature)."""
+    sf = lpgame.compile_game(make(name, **params))
+    sol = solve_zero_sum_double_oracle(sf, exact=True)
+    whole = solve_zero_sum(sf, exact=True)
+    assert isinstance(sol.value, Fraction) and sol.value == whole.value
+    if name == "kuhn_poker":
+        assert sol.value == Fraction(-1, 18)
+    assert all(isinstance(v, Fraction) for plan in sol.plans for v in plan)
+    ev = evaluate_plans_exact(sf, sol.plans)
+    assert ev.nash_conv == 0 and ev.values[0] == sol.value
+    assert sol.rounds[-1].lower == sol.rounds[-1].upper == float(sol.value)
+
+
+def test_exact_rounds_grow_the_restricted_game_themselves():
+    """With a tolerance as wide as the payoff range the floating-point loop stops after its first
+    round; the exact rounds then add best-response sequences until the bounds meet exactly."""
+    sf = lpgame.compile_game(make("dudo", K=3, D1=1, D2=2))
+    sol = solve_zero_sum_double_oracle(sf, exact=True, tolerance=1.0)
+    assert sol.value == solve_zero_sum(sf, exact=True).value
+    assert len(sol.rounds) > 2
+    assert sol.rounds[0].upper > sol.rounds[0].lower       # the first round was not exact
+    assert evaluate_plans_exact(sf, sol.plans).nash_conv == 0
+
+
+def test_exact_restricted_payoffs_are_the_whole_matrix_restricted():
+    sf = lpgame.compile_game(make("dudo", K=3, D1=1, D2=1))
+    rng = np.random.default_rng(3)
+    kept = [np.sort(rng.choice(sf.num_sequences(i), size=sf.num_sequences(i) // 2, replace=False))
+            for i in range(2)]
+    sub = exact_payoff_submatrix(sf, kept)
+    whole = sf.payoff_matrix_exact(0)
+    entries = {(int(r), int(c)): v for r, c, v in zip(whole.rows, whole.cols, whole.data)}
+    expected = {}
+    for a, r in enumerate(kept[0].tolist()):
+        for b, c in enumerate(kept[1].tolist()):
+            if (r, c) in entries:
+                expected[a, b] = entries[r, c]
+    assert {(int(r), int(c)): v for r, c, v in zip(sub.rows, sub.cols, sub.data)} == expected
+    assert expected and all(isinstance(v, Fraction) for v in expected.values())
 
 
 def test_restricted_sets_stay_closed_and_every_round_brackets_the_value():
@@ -206,8 +256,8 @@ def test_initial_sequences_are_checked(tmp_path):
 
 
 def test_refusals(kuhn):
-    with pytest.raises(ExactCheckError, match="algorithm='lp'"):
-        solve_zero_sum_double_oracle(kuhn, exact=True)
+    with pytest.raises(ExactCheckError, match="backend='highs'"):
+        solve_zero_sum_double_oracle(kuhn, exact=True, backend="pyomo")
     general_sum = lpgame.games.make("battle_of_the_sexes")
     with pytest.raises(InvalidGameError, match="not zero-sum"):
         solve_zero_sum_double_oracle(lpgame.compile_game(general_sum))
@@ -215,6 +265,15 @@ def test_refusals(kuhn):
         lpgame.solve("kuhn_poker", algorithm="oracle")
     with pytest.raises(LpgameError, match="concept 'nash'"):
         lpgame.solve("kuhn_poker", concept="maximin", algorithm="double_oracle")
+
+
+def test_api_exact(capsys):
+    result = lpgame.solve(make("dudo", K=3, D1=1, D2=1), algorithm="double_oracle", exact=True)
+    assert result.value == Fraction(-1, 9) and result.certificate.nash_conv == 0
+    from lpgame.cli import main
+    assert main(["solve", "kuhn_poker", "--algorithm", "double_oracle", "--exact", "--json", "-",
+                 "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == "-1/18"
 
 
 def test_api_and_cli(capsys):

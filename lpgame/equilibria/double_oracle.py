@@ -37,6 +37,13 @@ it, the deals × public-leaves payoff table (:class:`PayoffOperator`,
 :mod:`lpgame.game.signal_payoffs`), so the loop's memory is that table and the two treeplexes.
 The answer is certified like every other one, by the independent best responses of
 :mod:`lpgame.analysis.exploitability`.
+
+Exact mode (``exact=True``): once the floating-point rounds have converged, the restricted LP is
+stated with rational payoffs U[S_1, S_2] read from the game's exact leaves, its optimal basis is
+certified in rational arithmetic (:mod:`lpgame.lp.exact`), and both best responses to the padded
+rational plans are computed exactly in the full game. Equal exact bounds (lower = upper = the
+restricted value) prove an exact equilibrium of the full game; otherwise the best responses'
+new sequences join the restricted game and the exact round repeats.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -55,7 +63,9 @@ from lpgame.errors import ExactCheckError, LpgameError, SolverTimeLimitError
 from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.limits import memory_limit
 from lpgame.lp import solve_lp
+from lpgame.lp.exact import certify_basis
 from lpgame.lp.linear_program import LinearProgram
+from lpgame.rational import RationalMatrix
 from lpgame.sequence_form import BYTES_PER_PAYOFF_ENTRY, SequenceForm
 
 TIE_TOLERANCE = 1e-13
@@ -134,10 +144,13 @@ class PayoffOperator:
         return self.structure.payoff_submatrix(0, kept)
 
 
-def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array | PayoffOperator,
-                           kept: list[np.ndarray], round_: int = 0) -> LinearProgram:
+def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array | PayoffOperator | None,
+                           kept: list[np.ndarray], round_: int = 0,
+                           exact: bool = False) -> LinearProgram:
     """The security LP of player 1 in the game restricted to the sorted sequence sets ``kept``
-    (module); ``payoffs`` is U = U_1 as CSR, or a :class:`PayoffOperator`."""
+    (module); ``payoffs`` is U = U_1 as CSR, or a :class:`PayoffOperator`. ``exact`` states
+    U[S_1, S_2] with rational entries, read from the game's exact leaves (``payoffs`` unused), so
+    that the basis can be certified exactly."""
     lp = LinearProgram(name=f"restricted sequence-form LP of {sf.game.name} (round {round_})",
                        description="  max f_2ᵀv  s.t.  F_1'x = f_1,  F_2'ᵀv − U'ᵀx ≤ 0,  x ≥ 0 "
                                    "(sequences restricted to S_1 × S_2; double oracle)")
@@ -150,10 +163,16 @@ def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array | PayoffOpera
         rows.append(np.concatenate([[0], infosets + 1]))
     F1 = sf.treeplex_matrix(0)[rows[0]][:, kept[0]]
     F2 = sf.treeplex_matrix(1)[rows[1]][:, kept[1]]
-    if isinstance(payoffs, PayoffOperator):
-        U_kept = payoffs.submatrix(kept)
+    if exact:
+        minus_Ut = -exact_payoff_submatrix(sf, kept).T
+        F2_T = RationalMatrix.from_scipy(F2.T)
+        zeros = [Fraction(0)] * len(kept[1])
     else:
-        U_kept = payoffs[kept[0]][:, kept[1]]
+        if isinstance(payoffs, PayoffOperator):
+            U_kept = payoffs.submatrix(kept)
+        else:
+            U_kept = payoffs[kept[0]][:, kept[1]]
+        minus_Ut, F2_T, zeros = -sp.csr_array(U_kept.T), sp.csr_array(F2.T), np.zeros(len(kept[1]))
     labels = [[sf.players[i].sequence_label(int(s)) for s in kept[i]] for i in range(2)]
     infoset_labels = [["∅"] + [sf.players[i].infoset_labels[int(r) - 1] for r in rows[i][1:]]
                       for i in range(2)]
@@ -162,12 +181,73 @@ def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array | PayoffOpera
     f1 = np.zeros(len(rows[0]))
     f1[0] = 1.0
     lp.add_constraints("treeplex", [(x, sp.csr_array(F1))], "==", f1, labels=infoset_labels[0])
-    lp.add_constraints("best_response", [(v, sp.csr_array(F2.T)), (x, -sp.csr_array(U_kept.T))],
-                       "<=", np.zeros(len(kept[1])), labels=labels[1])
+    lp.add_constraints("best_response", [(v, F2_T), (x, minus_Ut)], "<=", zeros, labels=labels[1])
     objective = np.zeros(v.size)
     objective[0] = 1.0
     lp.set_objective([(v, objective)], "max")
     return lp
+
+
+def exact_payoff_submatrix(sf: SequenceForm, kept: list[np.ndarray]) -> RationalMatrix:
+    """U_1[S_1, S_2] = Σ_z p_c(z) u_1(z) over the leaves z whose two sequences are kept, with
+    rational entries (rows and columns numbered within ``kept``); only those leaves are read."""
+    chance, chance_den, payoffs, payoff_den = sf.exact_terminal_scaled()
+    seqs = sf.terminal_sequences
+    position = []
+    for i in range(2):
+        at = np.full(sf.num_sequences(i), -1, dtype=np.int64)
+        at[kept[i]] = np.arange(len(kept[i]))
+        position.append(at[seqs[:, i]])
+    leaves = np.flatnonzero((position[0] >= 0) & (position[1] >= 0))
+    den = chance_den * payoff_den
+    data = [Fraction(int(n), den) for n in (chance[leaves] * payoffs[leaves, 0]).tolist()]
+    return RationalMatrix((len(kept[0]), len(kept[1])), position[0][leaves], position[1][leaves],
+                          data)
+
+
+def _exact_rounds(sf: SequenceForm, payoffs: PayoffOperator, kept_mask: list[np.ndarray],
+                  rounds: list[OracleRound], max_rounds: int, backend: str, options: dict,
+                  pure_best_response) -> ZeroSumSolution:
+    """Exact mode, after the floating-point rounds have converged on ``kept_mask``: certify the
+    restricted LP's optimal basis in rational arithmetic (:mod:`lpgame.lp.exact`), pad its plans
+    with exact zeros, and compute both best responses in the full game exactly. Equal bounds prove
+    the profile an exact equilibrium of the full game; otherwise the floating-point best responses
+    to the exact plans bring their new sequences and the round repeats."""
+    from lpgame.analysis.best_response import best_response_value_exact
+
+    options = {**options, "solver": options.get("solver", "simplex")}
+    while len(rounds) < max_rounds:
+        t0 = time.perf_counter()
+        kept = [np.flatnonzero(m) for m in kept_mask]
+        lp = restricted_security_lp(sf, None, kept, len(rounds) + 1, exact=True)
+        solution = solve_lp(lp, backend=backend, **options)
+        certified = certify_basis(lp, solution)
+        plans = [[Fraction(0)] * sf.num_sequences(i) for i in range(2)]
+        for i, values in enumerate((certified.values(lp, "x"),
+                                    certified.duals(lp, "best_response"))):
+            for s, value in zip(kept[i].tolist(), values):
+                plans[i][s] = value
+        upper = best_response_value_exact(sf, 0, plans, payoff_of=0)
+        lower = -best_response_value_exact(sf, 1, plans, payoff_of=0, sign=-1)
+        rounds.append(OracleRound(len(rounds) + 1, (len(kept[0]), len(kept[1])), lp.size(),
+                                  float(certified.objective), float(lower), float(upper),
+                                  time.perf_counter() - t0, solution.seconds))
+        if lower == upper == certified.objective:
+            return ZeroSumSolution(certified.objective, plans, lp, solution, True, rounds=rounds)
+        floats = [np.array([float(v) for v in plan]) for plan in plans]
+        seqs1 = pure_best_response(0, payoffs.row_payoffs(floats[1]), kept_mask[0],
+                                   exact_ties=True)[1]
+        seqs2 = pure_best_response(1, payoffs.column_losses(floats[0]), kept_mask[1],
+                                   exact_ties=True)[1]
+        if not ((seqs1 & ~kept_mask[0]).any() or (seqs2 & ~kept_mask[1]).any()):
+            raise ExactCheckError(
+                f"exact double oracle on {sf.game.name}: the certified restricted equilibrium "
+                f"leaves the exact bounds [{lower}, {upper}] apart, and the floating-point best "
+                "responses add no sequence; use algorithm='lp' with exact=True")
+        kept_mask = [kept_mask[0] | seqs1, kept_mask[1] | seqs2]
+    raise SolverTimeLimitError(
+        f"exact double oracle on {sf.game.name}: no exact equilibrium after {len(rounds)} rounds",
+        status="round limit", size=rounds[-1].lp_size if rounds else None)
 
 
 def check_closed_sequence_set(sf: SequenceForm, player: int, kept_mask: np.ndarray) -> None:
@@ -268,9 +348,8 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
     >>> kept[0] < sf.num_sequences(0) and kept[1] < sf.num_sequences(1)
     True
     """
-    if exact:
-        raise ExactCheckError("the double oracle returns floating-point strategies; use the plain "
-                              "LP (algorithm='lp') for exact mode")
+    if exact and backend != "highs":
+        raise ExactCheckError("exact mode reads HiGHS's optimal basis: use backend='highs'")
     check_two_player_constant_sum(sf)
     start = time.perf_counter()
     scale = sf.game.payoff_range() or 1.0
@@ -282,9 +361,11 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         preference.append(size * sf.num_sequences(i) + np.arange(sf.num_sequences(i)))
     big = [int(pref.max()) + 1 for pref in preference]
 
-    def pure_best_response(i: int, g: np.ndarray, kept_mask: np.ndarray):
+    def pure_best_response(i: int, g: np.ndarray, kept_mask: np.ndarray,
+                           exact_ties: bool = False):
         br = best_response_to_payoffs(sf, i, g, np.where(kept_mask, preference[i],
-                                                         preference[i] + big[i]), tie_tolerance)
+                                                         preference[i] + big[i]),
+                                      0.0 if exact_ties else tie_tolerance)
         return br, sf.plan_from_behaviour(i, br.behaviour) > 0.5
 
     # start from each player's best response to the other's uniform behaviour
@@ -328,6 +409,9 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
                   f"[{lower:.12g}, {upper:.12g}], gap {r.gap:.3g}, {r.seconds:.2f} s", flush=True)
         new = [seqs1 & ~kept_mask[0], seqs2 & ~kept_mask[1]]
         if upper - lower <= tolerance * scale or not (new[0].any() or new[1].any()):
+            if exact:
+                return _exact_rounds(sf, U, kept_mask, rounds, max_rounds, backend, options,
+                                     pure_best_response)
             return ZeroSumSolution(float(solution.objective), plans, lp, solution, False,
                                    rounds=rounds)
         kept_mask = [kept_mask[0] | seqs1, kept_mask[1] | seqs2]
