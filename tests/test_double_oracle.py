@@ -108,6 +108,9 @@ def test_exact_rounds_grow_the_restricted_game_themselves():
     assert len(sol.rounds) > 2
     assert sol.rounds[0].upper > sol.rounds[0].lower       # the first round was not exact
     assert evaluate_plans_exact(sf, sol.plans).nash_conv == 0
+    with pytest.raises(SolverTimeLimitError, match="no exact equilibrium after 2 rounds") as info:
+        solve_zero_sum_double_oracle(sf, exact=True, tolerance=1.0, max_rounds=2)
+    assert len(info.value.kept_sequences) == 2
 
 
 def test_exact_restricted_payoffs_are_the_whole_matrix_restricted():

@@ -207,7 +207,7 @@ def exact_payoff_submatrix(sf: SequenceForm, kept: list[np.ndarray]) -> Rational
 
 def _exact_rounds(sf: SequenceForm, payoffs: PayoffOperator, kept_mask: list[np.ndarray],
                   rounds: list[OracleRound], max_rounds: int, backend: str, options: dict,
-                  pure_best_response) -> ZeroSumSolution:
+                  pure_best_response, deadline: float | None = None) -> ZeroSumSolution:
     """Exact mode, after the floating-point rounds have converged on ``kept_mask``: certify the
     restricted LP's optimal basis in rational arithmetic (:mod:`lpgame.lp.exact`), pad its plans
     with exact zeros, and compute both best responses in the full game exactly. Equal bounds prove
@@ -245,9 +245,12 @@ def _exact_rounds(sf: SequenceForm, payoffs: PayoffOperator, kept_mask: list[np.
                 f"leaves the exact bounds [{lower}, {upper}] apart, and the floating-point best "
                 "responses add no sequence; use algorithm='lp' with exact=True")
         kept_mask = [kept_mask[0] | seqs1, kept_mask[1] | seqs2]
+        if deadline is not None and time.perf_counter() > deadline:
+            break
     raise SolverTimeLimitError(
         f"exact double oracle on {sf.game.name}: no exact equilibrium after {len(rounds)} rounds",
-        status="round limit", size=rounds[-1].lp_size if rounds else None)
+        status="round or time limit", size=rounds[-1].lp_size if rounds else None,
+        kept_sequences=[np.flatnonzero(m) for m in kept_mask])
 
 
 def check_closed_sequence_set(sf: SequenceForm, player: int, kept_mask: np.ndarray) -> None:
@@ -411,7 +414,8 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         if upper - lower <= tolerance * scale or not (new[0].any() or new[1].any()):
             if exact:
                 return _exact_rounds(sf, U, kept_mask, rounds, max_rounds, backend, options,
-                                     pure_best_response)
+                                     pure_best_response,
+                                     None if time_limit is None else start + time_limit)
             return ZeroSumSolution(float(solution.objective), plans, lp, solution, False,
                                    rounds=rounds)
         kept_mask = [kept_mask[0] | seqs1, kept_mask[1] | seqs2]
