@@ -3,6 +3,7 @@
 Run from the repository root::
 
     python -m benchmarks.bench_tables [--max-seconds S] [--only NAME] [--memory-limit BYTES]
+                                      [--exact]
 
 The thesis ran chance-sampled CFR for about 10 hours on 8 cores per instance and left Dudo(4,2,2),
 Dudo(5,2,2), Dudo(6,1,2), Dudo(6,2,1) and Domino(3,4) unsolved (notes/rojas-linarez-and-notebook.md
@@ -37,7 +38,10 @@ certificate (NashConv of the returned profile by independent best responses) ove
 (max − min payoff over the leaves); the status.
 
 ``--only`` keeps the instances whose label contains the text (case-insensitive), e.g.
-``--only dudo(4`` or ``--only ocp``.
+``--only dudo(4`` or ``--only ocp``. ``--exact`` solves each instance in exact mode (the optimal
+basis certified in rational arithmetic, the NashConv recomputed exactly; for the double oracle, its
+converged restricted LP certified and both best responses recomputed exactly in the full game)
+and lists the exact values after the table.
 """
 
 from __future__ import annotations
@@ -121,7 +125,8 @@ class _InstanceStoppedError(Exception):
         self.benchmark_data = data
 
 
-def solve_instance(game: str, params: dict, max_seconds: float, algorithm: str = "lp") -> dict:
+def solve_instance(game: str, params: dict, max_seconds: float, algorithm: str = "lp",
+                   exact: bool = False) -> dict:
     """Build and solve one instance (runs in the child process); the figures as a dict.
 
     Raises (and so reports) ModelTooLargeError, SolverTimeLimitError and anything else with the
@@ -145,7 +150,7 @@ def solve_instance(game: str, params: dict, max_seconds: float, algorithm: str =
         data["nodes"] = int(g.sizes()["nodes"])
         data["payoff_range"] = float(g.payoff_range())
         left = max(max_seconds - (time.perf_counter() - start), 1.0)
-        result = lpgame.solve(g, time_limit=left, algorithm=algorithm)
+        result = lpgame.solve(g, time_limit=left, algorithm=algorithm, exact=exact)
     except (ModelTooLargeError, SolverTimeLimitError) as exc:
         data["total_seconds"] = time.perf_counter() - start
         if isinstance(exc, SolverTimeLimitError):
@@ -160,6 +165,9 @@ def solve_instance(game: str, params: dict, max_seconds: float, algorithm: str =
     data["size"] = {k: int(v) for k, v in result.size.items()}
     data["value"] = float(result.value)
     data["nash_conv"] = float(result.certificate.nash_conv)
+    if exact:
+        data["exact_value"] = str(result.value)
+        data["exact_nash_conv"] = str(result.certificate.nash_conv)
     if "double_oracle" in result.extra:
         data["double_oracle"] = result.extra["double_oracle"]
     return data
@@ -190,6 +198,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--memory-limit", default=None,
                         help="lpgame's memory limit per instance (bytes, or with K/M/G); default "
                              "75%% of the memory available now")
+    parser.add_argument("--exact", action="store_true",
+                        help="exact mode: rational values and an exact certificate")
     args = parser.parse_args(argv)
 
     from lpgame.limits import _parse_bytes, memory_limit
@@ -203,11 +213,12 @@ def main(argv: list[str] | None = None) -> None:
               f"{'value':>12} {'thesis u':>8} {'NashConv/range':>14}  status")
     print(header)
     print("-" * len(header))
-    notes, oracle_notes = [], []
+    notes, oracle_notes, exact_notes = [], [], []
     for inst in chosen:
         child = run_isolated("benchmarks.bench_tables:solve_instance",
                              {"game": inst.game, "params": inst.params,
-                              "max_seconds": args.max_seconds, "algorithm": inst.algorithm},
+                              "max_seconds": args.max_seconds, "algorithm": inst.algorithm,
+                              "exact": args.exact},
                              timeout=1.5 * args.max_seconds + 60, memory_cap=cap,
                              env={"LPGAME_MEMORY_LIMIT": str(limit)})
         d = child.data
@@ -224,6 +235,9 @@ def main(argv: list[str] | None = None) -> None:
               f"  {status}", flush=True)
         if status != "solved":
             notes.append(f"{inst.label}: {child.error}")
+        if "exact_value" in d:
+            exact_notes.append(f"{inst.label}: value {d['exact_value']}, exact NashConv "
+                               f"{d['exact_nash_conv']}")
         oracle = d.get("double_oracle")
         if oracle:
             (k1, k2), (n1, n2) = oracle["kept_sequences"], oracle["sequences"]
@@ -234,6 +248,10 @@ def main(argv: list[str] | None = None) -> None:
         print("\nSolved by the double oracle (lpgame.equilibria.double_oracle; solver s = HiGHS on "
               "all the restricted LPs, total s includes the best responses of every round):")
         for note in oracle_notes:
+            print(f"  {note}")
+    if exact_notes:
+        print("\nExact values (rational arithmetic; NashConv recomputed exactly):")
+        for note in exact_notes:
             print(f"  {note}")
     if notes:
         print("\nNot solved:")
