@@ -1,5 +1,7 @@
 """Models too large for memory are refused with ModelTooLargeError, never a crash."""
 
+from fractions import Fraction
+
 import pytest
 
 import lpgame
@@ -26,6 +28,21 @@ def test_showdown_games_compile_without_the_quadratic_leaf_table(monkeypatch):
     # ... until something asks for the leaf table, which is then checked like anything else
     with pytest.raises(lpgame.ModelTooLargeError, match="89700 deals"):
         _ = game.index.terminal_sequences
+
+
+def test_exact_mode_predicts_its_per_leaf_objects(monkeypatch):
+    """Exact arithmetic keeps Python objects per leaf: OCP(5000) in exact mode once died with a raw
+    numpy MemoryError; the prediction now refuses it first (here OCP(50) under a 2 MiB limit, which
+    the floating-point solve fits)."""
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "2M")
+    game = lpgame.games.make("one_card_poker", N=50)
+    value = lpgame.solve(game).value
+    with pytest.raises(lpgame.ModelTooLargeError, match="exact arithmetic on the 12,250 leaves"):
+        lpgame.solve(game, exact=True)
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "64M")
+    exact = lpgame.solve(game, exact=True)
+    assert isinstance(exact.value, Fraction) and exact.certificate.nash_conv == 0
+    assert float(exact.value) == pytest.approx(value, abs=1e-9)
 
 
 def test_lp_too_large_for_the_limit_is_refused_before_solving():
