@@ -49,3 +49,44 @@ def test_exact_mode_on_compiled_games_with_numpy_payoffs():
     result = lpgame.solve(lpgame.games.make("kuhn_poker", cards=9, structured=True), exact=True)
     tree = lpgame.solve(lpgame.games.make("kuhn_poker", cards=9), exact=True)
     assert result.value == tree.value and result.certificate.nash_conv == 0
+
+
+def test_a_basis_that_fails_certification_is_improved_with_tight_tolerances(monkeypatch):
+    """HiGHS's basis is optimal within 1e-7; where exact arithmetic finds it infeasible (Domino(3,3):
+    a row violated by 7e-10), the simplex goes on from it with the tightest tolerances and the new
+    basis is certified. Here the first certification is made to fail."""
+    import lpgame.lp.exact as exact_module
+    from lpgame.errors import ExactCheckError
+
+    real = exact_module.certify_basis
+    solves = []
+    calls = {"n": 0}
+
+    def failing_once(lp, solution):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise ExactCheckError("exact mode: row 3 has activity 1/10**9 outside its bounds")
+        return real(lp, solution)
+
+    import lpgame.lp.highs_backend as highs_backend
+    real_solve = highs_backend.solve_highs
+
+    def recording_solve(lp, **options):
+        solves.append(options)
+        return real_solve(lp, **options)
+
+    monkeypatch.setattr(exact_module, "certify_basis", failing_once)
+    monkeypatch.setattr(highs_backend, "solve_highs", recording_solve)
+    result = lpgame.solve("kuhn_poker", exact=True)
+    assert result.value == Fraction(-1, 18) and result.certificate.nash_conv == 0
+    assert len(solves) == 2 and "starting_basis" not in solves[0]
+    assert solves[1]["starting_basis"] is not None
+    assert solves[1]["highs_options"]["primal_feasibility_tolerance"] == 1e-10
+
+    # both bases failing: the error names both
+    def always_failing(lp, solution):
+        raise ExactCheckError("exact mode: row 3 has activity 1/10**9 outside its bounds")
+
+    monkeypatch.setattr(exact_module, "certify_basis", always_failing)
+    with pytest.raises(ExactCheckError, match="after a first basis that failed"):
+        lpgame.solve("kuhn_poker", exact=True)

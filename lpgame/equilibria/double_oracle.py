@@ -62,8 +62,7 @@ from lpgame.equilibria.zero_sum import ZeroSumSolution, check_two_player_constan
 from lpgame.errors import ExactCheckError, LpgameError, SolverTimeLimitError
 from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.limits import memory_limit
-from lpgame.lp import solve_lp
-from lpgame.lp.exact import certify_basis
+from lpgame.lp import solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.rational import RationalMatrix
 from lpgame.sequence_form import BYTES_PER_PAYOFF_ENTRY, SequenceForm
@@ -220,8 +219,7 @@ def _exact_rounds(sf: SequenceForm, payoffs: PayoffOperator, kept_mask: list[np.
         t0 = time.perf_counter()
         kept = [np.flatnonzero(m) for m in kept_mask]
         lp = restricted_security_lp(sf, None, kept, len(rounds) + 1, exact=True)
-        solution = solve_lp(lp, backend=backend, **options)
-        certified = certify_basis(lp, solution)
+        solution, certified = solve_lp_exact(lp, backend=backend, **options)
         plans = [[Fraction(0)] * sf.num_sequences(i) for i in range(2)]
         for i, values in enumerate((certified.values(lp, "x"),
                                     certified.duals(lp, "best_response"))):

@@ -14,8 +14,7 @@ import numpy as np
 from lpgame.equilibria.security import security_lp
 from lpgame.equilibria.zero_sum import ZeroSumSolution
 from lpgame.errors import ExactCheckError, InvalidGameError
-from lpgame.lp import solve_lp
-from lpgame.lp.exact import certify_basis
+from lpgame.lp import solve_lp, solve_lp_exact
 from lpgame.sequence_form import SequenceForm
 
 
@@ -36,10 +35,11 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
     out = []
     for i in range(2):
         built = security_lp(sf, player=i, payoff_player=i, exact=exact)
-        solution = solve_lp(built.lp, backend=backend, **built.solve_options(options, backend))
+        solve = solve_lp_exact if exact else solve_lp
+        solved = solve(built.lp, backend=backend, **built.solve_options(options, backend))
+        solution, certified = solved if exact else (solved, None)
         plans = [None, None]
         if exact:
-            certified = certify_basis(built.lp, solution)
             plans[i] = certified.values(built.lp, "x")
             plans[1 - i] = certified.duals(built.lp, "best_response")
             value = certified.objective

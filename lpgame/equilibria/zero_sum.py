@@ -22,8 +22,7 @@ import numpy as np
 
 from lpgame.equilibria.security import security_lp
 from lpgame.errors import ExactCheckError, InvalidGameError
-from lpgame.lp import LPSolution, solve_lp
-from lpgame.lp.exact import certify_basis
+from lpgame.lp import LPSolution, solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.sequence_form import SequenceForm
 
@@ -62,17 +61,16 @@ def solve_zero_sum(sf: SequenceForm, exact: bool = False, backend: str = "highs"
         if backend != "highs":
             raise ExactCheckError("exact mode reads HiGHS's optimal basis: use backend='highs'")
         options.setdefault("solver", "simplex")
-    solution = solve_lp(lp, backend=backend, **built.solve_options(options, backend))
-    x = solution.values("x")
-    y = solution.duals("best_response")
-    if exact:
-        certified = certify_basis(lp, solution)
+        solution, certified = solve_lp_exact(lp, backend=backend,
+                                             **built.solve_options(options, backend))
         x_exact = certified.values(lp, "x")
         y_exact = certified.duals(lp, "best_response")
         if y_exact[0] != 1:
             raise ExactCheckError(f"exact mode: player 2's plan has y[∅] = {y_exact[0]}, not 1")
         value = certified.objective
         return ZeroSumSolution(value, [x_exact, y_exact], lp, solution, True)
-    y = np.clip(y, 0.0, None)
+    solution = solve_lp(lp, backend=backend, **built.solve_options(options, backend))
+    x = solution.values("x")
+    y = np.clip(solution.duals("best_response"), 0.0, None)
     return ZeroSumSolution(float(solution.objective) * built.value_scale, [np.clip(x, 0.0, None), y], lp,
                            solution, False)

@@ -49,4 +49,38 @@ def solve_lp(lp: LinearProgram, backend: str = "highs", memory_limit: int | None
     raise SolverError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
 
 
-__all__ = ["LinearProgram", "LPSolution", "solve_lp", "BACKENDS"]
+TIGHT_TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+"""HiGHS's tightest feasibility tolerances, for the second attempt of :func:`solve_lp_exact`."""
+
+
+def solve_lp_exact(lp: LinearProgram, backend: str = "highs", **options):
+    """Solve ``lp`` and certify its optimal basis in rational arithmetic
+    (:func:`lpgame.lp.exact.certify_basis`); returns (LPSolution, ExactSolution).
+
+    HiGHS stops at a basis that is optimal within its tolerances (1e-7 by default). Rarely that
+    basis is not exactly optimal: on Domino(3,3) a row of the basic solution is violated by 7e-10
+    in exact arithmetic. Then the simplex goes on from that basis with the tightest tolerances
+    HiGHS allows (:data:`TIGHT_TOLERANCES`) and the new basis is certified; if that fails too, the
+    second :class:`~lpgame.errors.ExactCheckError` is raised, naming the first.
+    """
+    from lpgame.errors import ExactCheckError
+    from lpgame.lp.exact import certify_basis
+
+    solution = solve_lp(lp, backend=backend, **options)
+    try:
+        return solution, certify_basis(lp, solution)
+    except ExactCheckError as first:
+        if not solution.has_basis:
+            raise
+        tight = {**options, "solver": "simplex",
+                 "highs_options": {**options.get("highs_options", {}), **TIGHT_TOLERANCES},
+                 "starting_basis": (solution.col_basis, solution.row_basis)}
+        again = solve_lp(lp, backend=backend, **tight)
+        try:
+            return again, certify_basis(lp, again)
+        except ExactCheckError as second:
+            raise ExactCheckError(f"{second} (after a first basis that failed: {first}; the second "
+                                  "was found with HiGHS's tightest tolerances)") from second
+
+
+__all__ = ["LinearProgram", "LPSolution", "solve_lp", "solve_lp_exact", "BACKENDS"]
