@@ -82,6 +82,12 @@ def test_a_basis_that_fails_certification_is_improved_with_tight_tolerances(monk
     assert len(solves) == 2 and "starting_basis" not in solves[0]
     assert solves[1]["starting_basis"] is not None
     assert solves[1]["highs_options"]["primal_feasibility_tolerance"] == 1e-10
+    # the solution records the first attempt, and its time counts
+    from lpgame.equilibria.zero_sum import solve_zero_sum
+    calls["n"] = 0
+    sol = solve_zero_sum(lpgame.compile_game("kuhn_poker"), exact=True)
+    first = sol.lp_solution.info["first_attempt"]
+    assert "row 3" in first["certification"] and sol.lp_solution.seconds >= first["seconds"] > 0
 
     # both bases failing: the error names both
     def always_failing(lp, solution):

@@ -76,6 +76,8 @@ def solve_lp_exact(lp: LinearProgram, backend: str = "highs", **options):
                  "highs_options": {**options.get("highs_options", {}), **TIGHT_TOLERANCES},
                  "starting_basis": (solution.col_basis, solution.row_basis)}
         again = solve_lp(lp, backend=backend, **tight)
+        again.seconds += solution.seconds       # the solver's time is both attempts'
+        again.info["first_attempt"] = {"certification": str(first), "seconds": solution.seconds}
         try:
             return again, certify_basis(lp, again)
         except ExactCheckError as second:
