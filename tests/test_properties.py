@@ -230,6 +230,20 @@ def test_a2_double_oracle_reaches_the_lp_value_with_an_equilibrium_profile(game)
 
 @SETTINGS
 @given(games())
+def test_a3_exact_double_oracle_is_an_exact_equilibrium_by_the_tree_walk(game):
+    """Exact double oracle: the exact LP's value, and no deviation gains anything, by the tree walk
+    in rational arithmetic."""
+    result = lpgame.solve(game, algorithm="double_oracle", exact=True)
+    assert isinstance(result.value, Fraction)
+    assert result.value == lpgame.solve(game, exact=True).value
+    values = tree_values(game, result.strategies)
+    assert values[0] == result.value
+    for i in range(2):
+        assert tree_best_response_value(game, i, result.strategies) == values[i]
+
+
+@SETTINGS
+@given(games())
 def test_b_exact_value_matches_float_value_and_is_an_exact_equilibrium(game):
     floating = lpgame.solve(game)
     exact = lpgame.solve(game, exact=True)
