@@ -35,15 +35,15 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
     out = []
     for i in range(2):
         built = security_lp(sf, player=i, payoff_player=i, exact=exact)
-        solve = solve_lp_exact if exact else solve_lp
-        solved = solve(built.lp, backend=backend, **built.solve_options(options, backend))
-        solution, certified = solved if exact else (solved, None)
+        solve_options = built.solve_options(options, backend)
         plans = [None, None]
         if exact:
+            solution, certified = solve_lp_exact(built.lp, backend=backend, **solve_options)
             plans[i] = certified.values(built.lp, "x")
             plans[1 - i] = certified.duals(built.lp, "best_response")
             value = certified.objective
         else:
+            solution = solve_lp(built.lp, backend=backend, **solve_options)
             plans[i] = np.clip(solution.values("x"), 0.0, None)
             plans[1 - i] = np.clip(solution.duals("best_response"), 0.0, None)
             value = float(solution.objective) * built.value_scale
