@@ -75,3 +75,11 @@ class ModelTooLargeError(LpgameError, MemoryError):
 
 class ExactCheckError(LpgameError, ArithmeticError):
     """Exact mode could not certify the solution in rational arithmetic."""
+
+
+class OptionError(LpgameError, ValueError):
+    """An option or parameter is unknown, of the wrong type or out of range; the message names it."""
+
+
+class ConceptMismatchError(LpgameError, ValueError):
+    """The game does not fit the solution concept; the message names the concepts that do fit."""

@@ -1,0 +1,289 @@
+"""The registry of solution concepts: each concept module declares one :class:`Concept` and
+registers it; :func:`lpgame.solve` and the ``lpgame`` command dispatch through it.
+
+A concept entry says
+
+- ``name``: what the user asks for (``concept="nash"``); several entries may share a name when
+  they solve the same concept on different games or by different methods (``variant``), for
+  example ``nash`` on two-player zero-sum games (the sequence-form LP) and ``nash`` on two-player
+  general-sum games (Lemke's algorithm on the sequence-form LCP);
+- ``games``: the games it accepts, a tuple of :data:`GAME_CLASSES`;
+- ``options``: its options with types and defaults (:class:`Option`); the CLI turns each into a
+  flag (``max_profiles`` → ``--max-profiles``);
+- ``solve``: ``solve(game, *, exact, backend, **options) -> result``, where ``game`` is what the
+  user passed (a catalog name or file already loaded, a normal-form game kept as such), to be
+  compiled with :func:`lpgame.compile.compile_game` where the concept needs the sequence form;
+- ``certificate``: in words, the deviations whose largest gain the result's certificate reports,
+  computed by :mod:`lpgame.analysis`, independently of the formulation;
+- ``source``: paper and section of the formulation.
+
+Dispatch (:func:`select`): among the entries of the asked name, those that accept the game's class
+and whose ``requires`` options are all given, the most specific first (an entry that needs options
+over one that needs none, a narrower game class over a wider one). Unknown options and options of
+the wrong type raise :class:`~lpgame.errors.OptionError`; a game that no entry of the name accepts
+raises :class:`~lpgame.errors.ConceptMismatchError` naming the concepts that do accept it.
+
+A concept module ends with ``register(Concept(...))``. The modules of :mod:`lpgame.equilibria`
+are imported by :func:`lpgame.api.load_concepts` (every module of the package, found by
+``pkgutil``), so a new concept is one new module and no edit elsewhere.
+
+>>> from lpgame.registry import Concept, Option, register, concept_names
+>>> toy = Concept(name="toy", games=("zero_sum",), solve=lambda game, **kw: None,
+...               summary="a toy", certificate="none", source="-",
+...               options=(Option("rounds", int, 3, "how many rounds"),))
+>>> register(toy) is toy
+True
+>>> "toy" in concept_names()
+True
+>>> unregister("toy")
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from lpgame.errors import ConceptMismatchError, OptionError
+
+#: The classes of games a concept can accept, from the narrowest.
+#: ``zero_sum``: two players, constant-sum payoffs; ``general_sum``: two players, any payoffs (so
+#: zero-sum games too); ``n_player``: any number of players; ``normal_form``: a game given in
+#: normal (strategic) form; ``team``: a team of players against the others (needs ``team=``).
+GAME_CLASSES = ("zero_sum", "general_sum", "n_player", "normal_form", "team")
+
+_CLASS_WORDS = {"zero_sum": "two-player zero-sum", "general_sum": "two-player (general-sum)",
+                "n_player": "any number of players", "normal_form": "normal form",
+                "team": "a team against an opponent"}
+
+#: Options every concept takes; handled by :func:`lpgame.solve` and passed on to the backend.
+SOLVER_OPTIONS = ("solver", "time_limit", "threads", "highs_options", "presolve", "tolerance")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a concept: its name, type, default and help text.
+
+    ``type`` is ``bool``, ``int``, ``float``, ``str``, ``tuple`` (a comma-separated list on the
+    command line) or ``object`` (anything; ``parse`` turns the command-line string into a value).
+    ``choices`` restricts a ``str`` option. ``cli=False`` keeps it off the command line.
+    """
+
+    name: str
+    type: type
+    default: object = None
+    help: str = ""
+    choices: tuple | None = None
+    parse: Callable[[str], object] | None = None
+    cli: bool = True
+
+    def check(self, value, concept: str):
+        """``value`` converted to this option's type, or :class:`OptionError` naming it."""
+        if value is None:
+            return None
+        where = f"option {self.name!r} of concept {concept!r}"
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(f"{where} must be one of {', '.join(map(str, self.choices))}; "
+                              f"got {value!r}")
+        if self.type is bool:
+            if isinstance(value, bool):
+                return value
+            raise OptionError(f"{where} must be True or False; got {value!r}")
+        if self.type is int:
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+                return int(value)
+            raise OptionError(f"{where} must be an integer; got {value!r}")
+        if self.type is float:
+            if isinstance(value, numbers.Real) and not isinstance(value, bool) \
+                    and math.isfinite(float(value)):
+                return value
+            raise OptionError(f"{where} must be a finite number; got {value!r}")
+        if self.type is str:
+            if isinstance(value, str):
+                return value
+            raise OptionError(f"{where} must be a string; got {value!r}")
+        if self.type is tuple:
+            if isinstance(value, (tuple, list)):
+                return tuple(value)
+            raise OptionError(f"{where} must be a tuple; got {value!r}")
+        return value
+
+    def from_text(self, text: str, concept: str):
+        """The value of a command-line string."""
+        if self.parse is not None:
+            return self.parse(text)
+        try:
+            if self.type is int:
+                return int(text)
+            if self.type is float:
+                return float(text)
+            if self.type is tuple:
+                return tuple(_number(t) for t in text.split(","))
+        except ValueError:
+            raise OptionError(f"--{self.name.replace('_', '-')} of concept {concept!r} "
+                              f"must be {_type_words(self.type)}; got {text!r}") from None
+        return text
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One registered solution concept (see the module docstring)."""
+
+    name: str
+    games: tuple[str, ...]
+    solve: Callable
+    summary: str
+    certificate: str
+    source: str
+    options: tuple[Option, ...] = ()
+    variant: str = "default"
+    requires: tuple[str, ...] = ()
+    liftable: bool = False
+    exact: bool = True
+    backends: tuple[str, ...] = ("highs", "pyomo", "cvxpy")
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        unknown = [g for g in self.games if g not in GAME_CLASSES]
+        if unknown:
+            raise ValueError(f"concept {self.name!r}: unknown game classes {unknown}; "
+                             f"choose from {GAME_CLASSES}")
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.name, self.variant)
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    def accepts(self, info: GameInfo) -> bool:
+        """Whether this concept applies to a game of these properties."""
+        if "normal_form" in self.games and not info.normal_form and len(self.games) == 1:
+            return False
+        if "team" in self.games:
+            return info.players >= 2
+        if "n_player" in self.games:
+            return True
+        if info.players != 2:
+            return False
+        if "general_sum" in self.games:
+            return True
+        if "zero_sum" in self.games:
+            return info.zero_sum
+        return "normal_form" in self.games and info.normal_form
+
+    def games_text(self) -> str:
+        return ", ".join(_CLASS_WORDS[g] for g in self.games)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What dispatch needs to know about a game."""
+
+    name: str
+    players: int
+    zero_sum: bool
+    normal_form: bool = False
+
+    def describe(self) -> str:
+        kind = ("zero-sum" if self.zero_sum else "general-sum") if self.players == 2 \
+            else f"{self.players}-player"
+        form = " normal-form" if self.normal_form else ""
+        return f"{self.name} ({kind}{form} game)"
+
+
+_REGISTRY: dict[tuple[str, str], Concept] = {}
+
+
+def register(concept: Concept) -> Concept:
+    """Add ``concept`` (replacing an entry of the same name and variant); returns it."""
+    _REGISTRY[concept.key] = concept
+    return concept
+
+
+def unregister(name: str, variant: str | None = None) -> None:
+    """Remove the entries of ``name`` (only ``variant`` when given)."""
+    for key in [k for k in _REGISTRY if k[0] == name and (variant is None or k[1] == variant)]:
+        del _REGISTRY[key]
+
+
+def concepts() -> list[Concept]:
+    """Every registered entry, by name then variant."""
+    return sorted(_REGISTRY.values(), key=lambda c: (c.name, c.variant))
+
+
+def concept_names() -> list[str]:
+    return sorted({c.name for c in _REGISTRY.values()})
+
+
+def entries(name: str) -> list[Concept]:
+    return [c for c in concepts() if c.name == name]
+
+
+def fitting_names(info: GameInfo) -> list[str]:
+    """Names of the concepts with an entry that accepts a game of ``info``."""
+    return sorted({c.name for c in _REGISTRY.values() if c.accepts(info) and not c.requires})
+
+
+def _specificity(c: Concept) -> tuple:
+    width = min((GAME_CLASSES.index(g) for g in c.games), default=len(GAME_CLASSES))
+    return (-len(c.requires), width, c.variant)
+
+
+def select(name: str, info: GameInfo, options: dict) -> Concept:
+    """The entry of concept ``name`` for a game of ``info`` and the given options (see module)."""
+    if not isinstance(name, str):
+        raise OptionError(f"concept must be a string; got {name!r}")
+    named = entries(name)
+    if not named:
+        raise OptionError(f"unknown concept {name!r}; choose one of {', '.join(concept_names())}")
+    given = {k for k, v in options.items() if v is not None and v is not False}
+    fitting = [c for c in named if c.accepts(info)]
+    if not fitting:
+        words = "; ".join(f"{c.variant}: {c.games_text()}" for c in named)
+        raise ConceptMismatchError(
+            f"concept {name!r} does not apply to {info.describe()} (it takes {words}); concepts "
+            f"that apply: {', '.join(fitting_names(info)) or 'none'}")
+    usable = [c for c in fitting if all(r in given for r in c.requires)]
+    usable.sort(key=_specificity)
+    for c in usable:
+        if all(c.option(k) is not None for k in given):
+            return c
+    # no entry takes every given option: say which option and where it belongs
+    best = usable[0] if usable else fitting[0]
+    for key in sorted(given):
+        if best.option(key) is None:
+            elsewhere = [c for c in named if c.option(key) is not None]
+            if elsewhere:
+                where = "; ".join(f"{c.variant} ({c.games_text()})" for c in elsewhere)
+                raise OptionError(f"option {key!r} of concept {name!r} applies to {where}, not to "
+                                  f"{info.describe()}")
+            others = sorted({c.name for c in _REGISTRY.values() if c.option(key) is not None})
+            hint = f"; it is an option of {', '.join(others)}" if others else ""
+            known = sorted({o.name for c in fitting for o in c.options})
+            raise OptionError(f"unknown option {key!r} for concept {name!r}{hint}; its options: "
+                              f"{', '.join(known) or 'none'}")
+    return best
+
+
+def checked_options(concept: Concept, options: dict) -> dict:
+    """``options`` with defaults filled in and each value checked against its declared type."""
+    out = {}
+    for opt in concept.options:
+        value = options.get(opt.name, opt.default)
+        out[opt.name] = opt.check(value, concept.name) if value is not opt.default else value
+    return out
+
+
+def _number(text: str):
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _type_words(kind: type) -> str:
+    return {int: "an integer", float: "a number", tuple: "comma-separated numbers"}.get(
+        kind, kind.__name__)
