@@ -15,7 +15,9 @@ A concept entry says
   compiled with :func:`lpgame.compile.compile_game` where the concept needs the sequence form;
 - ``certificate``: in words, the deviations whose largest gain the result's certificate reports,
   computed by :mod:`lpgame.analysis`, independently of the formulation;
-- ``source``: paper and section of the formulation.
+- ``source``: paper and section of the formulation;
+- ``requires``: options that select this entry: ``"enumerate"`` (given, not None or False) or
+  ``"method=learning"`` (given with that value).
 
 Dispatch (:func:`select`): among the entries of the asked name, those that accept the game's class
 and whose ``requires`` options are all given, the most specific first (an entry that needs options
@@ -245,7 +247,7 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
         raise ConceptMismatchError(
             f"concept {name!r} does not apply to {info.describe()} (it takes {words}); concepts "
             f"that apply: {', '.join(fitting_names(info)) or 'none'}")
-    usable = [c for c in fitting if all(r in given for r in c.requires)]
+    usable = [c for c in fitting if all(_required(r, options, given) for r in c.requires)]
     usable.sort(key=_specificity)
     for c in usable:
         if all(c.option(k) is not None for k in given):
@@ -274,6 +276,14 @@ def checked_options(concept: Concept, options: dict) -> dict:
         value = options.get(opt.name, opt.default)
         out[opt.name] = opt.check(value, concept.name) if value is not opt.default else value
     return out
+
+
+def _required(requirement: str, options: dict, given: set) -> bool:
+    """``"name"``: the option is given (not None or False); ``"name=value"``: it equals value."""
+    if "=" in requirement:
+        key, value = requirement.split("=", 1)
+        return key in given and str(options[key]) == value
+    return requirement in given
 
 
 def _number(text: str):
