@@ -496,7 +496,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"concepts": cmd_concepts, "games": cmd_games, "info": cmd_info, "solve": cmd_solve,
-            "evaluate": cmd_evaluate, "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify, "cfr": cmd_cfr}
+            "evaluate": cmd_evaluate, "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify,
+            "cfr": cmd_cfr}
 
 
 def _check_output_paths(args, *attributes: str) -> None:
