@@ -643,11 +643,11 @@ def correlated_equilibria() -> list:
         for concept in ("ce", "efce", "efcce", "nfcce"):
             r = lpgame.solve(sheriff, concept=concept, objective="player1")
             hierarchy[concept] = {"objective": r.objective, "payoffs": r.payoffs, "gap": r.gap,
-                                  "exact": r.exact, "size": r.size}
-        show_table(["concept", "Smuggler's best payoff", "Sheriff then gets", "gap (independent)", "exact",
+                                  "optimal": r.optimal, "size": r.size}
+        show_table(["concept", "Smuggler's best payoff", "Sheriff then gets", "gap (independent)", "optimal",
                     "LP rows × cols"],
                    [("NFCE" if c == "ce" else c.upper(), f"{h['objective']:.6f}", f"{h['payoffs'][1]:.6f}",
-                     f"{h['gap']:.1e}", h["exact"], f"{h['size']['rows']} × {h['size']['cols']}")
+                     f"{h['gap']:.1e}", h["optimal"], f"{h['size']['rows']} × {h['size']['cols']}")
                     for c, h in hierarchy.items()])
         '''),
         code('''
@@ -724,9 +724,10 @@ def correlated_equilibria() -> list:
               "  realisable:", decomposition.realisable)
         '''),
         md(r"""
-        So on Kuhn poker lpgame marks its EFCE answers `exact=False` ("upper bound (relaxation)") and,
-        when the game is small enough, tries to decompose the plan it found: a realisable plan proves
-        the bound is attained. In a two-player zero-sum game like Kuhn every correlated equilibrium
+        So on Kuhn poker the EFCE LP is only a relaxation, and lpgame, when the game is small enough,
+        tries to decompose the plan it found: a realisable plan proves the bound is attained, and the
+        result then says `optimal=True` ("optimal (the relaxation's bound is attained ...)"); without
+        the decomposition it says "upper bound (relaxation)". In a two-player zero-sum game like Kuhn every correlated equilibrium
         pays the value, and indeed the relaxation's optimum is realisable there:
         """),
         code('''
@@ -740,13 +741,13 @@ def correlated_equilibria() -> list:
             "best_ce": {"objective": best_ce.objective, "payoffs": best_ce.payoffs, "gap": best_ce.gap,
                         "distribution": best_ce.distribution},
             "aumann_gap": ce_gap(chicken, aumann).gap,
-            "hierarchy": {c: {"objective": h["objective"], "gap": h["gap"], "exact": h["exact"]}
+            "hierarchy": {c: {"objective": h["objective"], "gap": h["gap"], "optimal": h["optimal"]}
                           for c, h in hierarchy.items()},
             "efce_realisable": efce.realisable,
             "triangle_free": {"sheriff": sheriff_space.triangle_free, "kuhn": kuhn_space.triangle_free},
             "cycle": {"pure_best": pure_best, "relaxation": solution.objective,
                       "residual": decomposition.residual, "realisable": decomposition.realisable},
-            "kuhn_efce": {"exact": kuhn_efce.exact, "payoffs": kuhn_efce.payoffs,
+            "kuhn_efce": {"optimal": kuhn_efce.optimal, "payoffs": kuhn_efce.payoffs,
                           "realisable": kuhn_efce.realisable},
         }'''),
     ]

@@ -216,7 +216,7 @@ def test_correlated_equilibria_notebook():
     h = summary["hierarchy"]
     chain = [h[c]["objective"] for c in ("ce", "efce", "efcce", "nfcce")]
     assert chain == sorted(chain) and chain[0] < chain[-1]
-    assert all(h[c]["gap"] <= 1e-7 and h[c]["exact"] for c in h)
+    assert all(h[c]["gap"] <= 1e-7 and h[c]["optimal"] for c in h)
     sheriff = lpgame.games.make("sheriff", N=2, B=1, rounds=1)
     assert lpgame.solve(sheriff, concept="efce", objective="player1").objective == pytest.approx(
         h["efce"]["objective"], abs=1e-9)
@@ -229,7 +229,7 @@ def test_correlated_equilibria_notebook():
     assert cycle["relaxation"] == pytest.approx(6.0, abs=1e-9)
     assert cycle["realisable"] is False and cycle["residual"] > 1e-3
     kuhn = summary["kuhn_efce"]
-    assert kuhn["exact"] is False and kuhn["realisable"] is True
+    assert kuhn["optimal"] is True and kuhn["realisable"] is True    # the bound is attained
     assert kuhn["payoffs"] == pytest.approx([-1 / 18, 1 / 18], abs=1e-7)   # zero-sum: the value
 
 

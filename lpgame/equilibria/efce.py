@@ -584,8 +584,7 @@ _PLAN_OPTIONS = (
            "a distribution over pure plan pairs (proves realisability)",
            parse=lambda t: {"true": True, "false": False}.get(t.lower(), t)),
     Option("max_decompose_profiles", int, DEFAULT_MAX_DECOMPOSE_PROFILES,
-           "largest |Π1|·|Π2| decomposed when decompose=auto"),
-    Option("crossover", bool, True, "HiGHS crossover after the interior point", cli=False))
+           "largest |Π1|·|Π2| decomposed when decompose=auto"))
 
 for _name, _summary in (
         ("efce", "optimal extensive-form correlated equilibrium (two-player correlation plans)"),

@@ -116,8 +116,8 @@ def solve_nash(game, *, exact: bool = False, backend: str = "highs", algorithm: 
             "bounds": [last.lower, last.upper]}
     elif algorithm == "lp":
         if checkpoint is not None or initial_sequences is not None:
-            raise OptionError("checkpoint and initial_sequences are options of "
-                              "algorithm='double_oracle'")
+            raise OptionError("--checkpoint is for --algorithm double_oracle (checkpoint and "
+                              "initial_sequences are options of algorithm='double_oracle')")
         try:
             sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
         except SolverTimeLimitError as error:   # name the other algorithm for large trees
