@@ -213,8 +213,10 @@ class GameInfo:
     normal_form: bool = False
 
     def describe(self) -> str:
-        kind = ("zero-sum" if self.zero_sum else "general-sum: not zero-sum or constant-sum") if self.players == 2 \
-            else f"{self.players}-player"
+        if self.players != 2:
+            kind = f"{self.players}-player"
+        else:
+            kind = "zero-sum" if self.zero_sum else "general-sum: not zero-sum or constant-sum"
         form = " normal-form" if self.normal_form else ""
         return f"{self.name} ({kind}{form} game)"
 
