@@ -351,7 +351,7 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
     """
     if exact and backend != "highs":
         raise ExactCheckError("exact mode reads HiGHS's optimal basis: use backend='highs'")
-    check_two_player_constant_sum(sf)
+    check_two_player_constant_sum(sf, exact)
     start = time.perf_counter()
     scale = sf.game.payoff_range() or 1.0
     tie_tolerance = TIE_TOLERANCE * scale

@@ -41,11 +41,11 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
             solution, certified = solve_lp_exact(built.lp, backend=backend, **solve_options)
             plans[i] = certified.values(built.lp, "x")
             plans[1 - i] = certified.duals(built.lp, "best_response")
-            value = certified.objective
+            value = built.value(certified.objective)
         else:
             solution = solve_lp(built.lp, backend=backend, **solve_options)
             plans[i] = np.clip(solution.values("x"), 0.0, None)
             plans[1 - i] = np.clip(solution.duals("best_response"), 0.0, None)
-            value = float(solution.objective) * built.value_scale
+            value = built.value(solution.objective)
         out.append(ZeroSumSolution(value, plans, built.lp, solution, exact))
     return out
