@@ -81,6 +81,8 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
         system[r, col] = system[r, col] + flint.fmpq(v.numerator, v.denominator)
     for i in range(m):
         system[i, n + i] = -1
+    transposed = system.transpose()
+    columns = [[transposed[j, i] for i in range(m)] for j in range(total)]   # column j of [A −I]
     statuses = np.concatenate([start.col_basis, start.row_basis]).astype(np.int64)
     basic = [j for j in range(total) if statuses[j] == BASIS_BASIC]
     if len(basic) != m:
@@ -106,14 +108,10 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
         if pivots > MAX_PIVOTS:
             raise ExactCheckError(f"exact mode: exact simplex stopped after {MAX_PIVOTS} pivots")
         values = _nonbasic_values(lower, upper, at_upper, basic, total)
-        B = _columns(flint, system, basic, m)
-        nonbasic_rhs = flint.fmpq_mat(m, 1)
-        for j, v in values.items():
-            if v:
-                fv = flint.fmpq(v.numerator, v.denominator)
-                for i in range(m):
-                    if system[i, j] != 0:
-                        nonbasic_rhs[i, 0] -= system[i, j] * fv
+        B = flint.fmpq_mat(m, m, [columns[j][i] for i in range(m) for j in basic])
+        w_nonbasic = flint.fmpq_mat(total, 1, [_fq(flint, values[j]) if j in values else 0
+                                               for j in range(total)])
+        nonbasic_rhs = -(system * w_nonbasic)          # −N w_N (basic entries of w are 0)
         try:
             x_basic = B.solve(nonbasic_rhs)
         except ZeroDivisionError as exc:
@@ -132,7 +130,7 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
             full_cost = cost
         cb = flint.fmpq_mat(m, 1, basic_cost)
         pi = B.transpose().solve(cb)
-        reduced = system.transpose() * pi          # aⱼᵀπ for every j
+        reduced = transposed * pi                  # aⱼᵀπ for every j
         in_basis = set(basic)
         entering, direction = None, 0
         for j in range(total):
@@ -154,7 +152,7 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
                 raise ExactCheckError("exact mode: the LP is infeasible in exact arithmetic "
                                       "(phase 1 of the exact simplex ends with a violated bound)")
             break
-        column = _columns(flint, system, [entering], m)
+        column = flint.fmpq_mat(m, 1, columns[entering])
         change = B.solve(column)                  # w_B moves by −change·t·direction
         step, leaving, leaving_to_upper = None, None, False
         own = _own_step(lower[entering], upper[entering])
@@ -203,14 +201,6 @@ def _own_step(lo: Fraction | None, up: Fraction | None):
         return None
     import flint
     return flint.fmpq((up - lo).numerator, (up - lo).denominator)
-
-
-def _columns(flint, system, columns: list[int], m: int):
-    out = flint.fmpq_mat(m, len(columns))
-    for k, j in enumerate(columns):
-        for i in range(m):
-            out[i, k] = system[i, j]
-    return out
 
 
 def _nonbasic_values(lower, upper, at_upper, basic, total) -> dict[int, Fraction]:
