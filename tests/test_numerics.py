@@ -332,3 +332,20 @@ def test_json_is_replaced_atomically(tmp_path, monkeypatch):
     monkeypatch.undo()
     write_json({"value": 3}, path)
     assert '"value": 3' in path.read_text() and (os.stat(path).st_mode & 0o777) == 0o640
+
+
+def test_safe_best_responses_read_the_scaled_lp_in_the_games_units():
+    """The ε-safe best response bounds v[∅] of the security LP, which holds the payoffs in
+    unit-range form: at every scale its guarantee is the security value less ε, by an independent
+    best response (the issue's scales 1e-12 and 1e12, and a shifted game)."""
+    from lpgame.equilibria.safe_best_response import safe_best_response
+
+    matrix = random_matrix(31, 3, 3)
+    for factor, shift in ((1e-12, 0.0), (1.0, 0.0), (1e12, 0.0), (1.0, 1e6)):
+        game = zero_sum(matrix * factor + shift)
+        value = lpgame.solve(game).value
+        model = np.array([1.0, 1.0, 0.0, 0.0])       # the opponent always plays its first action
+        epsilon = 0.1 * factor
+        point = safe_best_response(game, model, epsilon)
+        assert point.guaranteed >= value - epsilon - 1e-9 * factor
+        assert point.guaranteed <= value + 1e-9 * factor

@@ -72,6 +72,10 @@ class SecurityLP:
             return self.scaling.from_unit(objective * Fraction(self.value_scale))
         return self.scaling.from_unit(float(objective) * self.value_scale)
 
+    def lp_value(self, value: float) -> float:
+        """The inverse of :meth:`value`: a game value in the LP's units (for a bound on v[∅])."""
+        return self.scaling.to_unit(float(value)) / self.value_scale
+
     def solve_options(self, options: dict, backend: str = "highs") -> dict:
         """``options`` for :func:`lpgame.lp.solve_lp`, with the preferred solver where none is
         named (HiGHS backend only: Pyomo and CVXPY hand the LP to HiGHS themselves)."""
