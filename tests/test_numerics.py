@@ -188,6 +188,8 @@ def test_correlated_objective_is_the_returned_distributions(concept):
                      for entry in result.distribution) for i in range(2)]
     assert result.objective == pytest.approx(sum(evaluated), abs=1e-9 * 1e-11)
     assert "lp_objective" in result.extra and "objective_gap" in result.extra
+    assert result.extra["relative_gap"] == pytest.approx(result.gap / result.extra["payoff_range"])
+    assert result.extra["relative_gap"] <= 1e-7
 
 
 # ------------------------------------------------------------------------------ exact mode
@@ -349,3 +351,18 @@ def test_safe_best_responses_read_the_scaled_lp_in_the_games_units():
         point = safe_best_response(game, model, epsilon)
         assert point.guaranteed >= value - epsilon - 1e-9 * factor
         assert point.guaranteed <= value + 1e-9 * factor
+
+
+def test_exact_mode_pivots_exactly_where_highs_fails_on_the_float_lp(monkeypatch):
+    """HiGHS made to fail outright (as it did with 'Solve error' on the 5000000.000001 family
+    before scaling): a small LP is solved by exact pivots from the all-slack basis."""
+    import lpgame.lp as lp_module
+    from lpgame.errors import SolverError
+
+    def failing(*args, **kwargs):
+        raise SolverError("HiGHS returned status 'Solve error'", status="Solve error")
+
+    monkeypatch.setattr(lp_module, "solve_lp", failing)
+    result = lpgame.solve("kuhn_poker", exact=True)
+    assert result.value == Fraction(-1, 18) and result.certificate.nash_conv == 0
+    assert result.certificate.extra["exact_path"].startswith("exact_simplex_from_slack+")

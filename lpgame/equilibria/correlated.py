@@ -113,18 +113,23 @@ def objective_name(objective) -> str:
     return ",".join(f"{float(v):g}" for v in objective)
 
 
-def objective_report(lp: LinearProgram, lp_optimum: float, weights, payoffs, all_payoffs) -> dict:
+def objective_report(lp: LinearProgram, lp_optimum: float, weights, payoffs, all_payoffs,
+                     deviation_gap: float | None = None) -> dict:
     """What a correlated result reports beside its objective: the objective is Σ_i w_i u_i of the
     returned distribution or plan (evaluated from it, not read from the LP); ``lp_objective`` is the
     LP's optimum in the game's units, ``objective_gap`` their difference, ``payoff_range`` the
-    range of the payoffs and ``relative_objective_gap`` the difference relative to it."""
+    range of the payoffs, ``relative_objective_gap`` the difference relative to it and
+    ``relative_gap`` the largest deviation gain (the certificate) relative to it."""
     lp_objective = float(lp.objective_scaling.from_unit(lp_optimum))
     evaluated = float(np.dot(weights, payoffs))
     lo, hi = float_bounds(np.asarray(all_payoffs, dtype=float))
     spread = hi - lo
     gap = evaluated - lp_objective
-    return {"lp_objective": lp_objective, "objective_gap": gap, "payoff_range": spread,
-            "relative_objective_gap": gap / spread if spread > 0 else abs(gap)}
+    out = {"lp_objective": lp_objective, "objective_gap": gap, "payoff_range": spread,
+           "relative_objective_gap": gap / spread if spread > 0 else abs(gap)}
+    if deviation_gap is not None:
+        out["relative_gap"] = float(deviation_gap) / spread if spread > 0 else float(deviation_gap)
+    return out
 
 
 # ---------------------------------------------------------------------------------------- result
@@ -492,7 +497,7 @@ def solve_normal_form(game, concept: str = "ce", objective="welfare", backend: s
         gap_detail=check.to_dict(), raw=psi, model=form, lp=lp,
         solver=solver_report(solution),
         extra={"strategies_per_player": list(form.shape),
-               **objective_report(lp, solution.objective, w, payoffs, form.payoffs)})
+               **objective_report(lp, solution.objective, w, payoffs, form.payoffs, check.gap)})
 
 
 def parse_objective(text: str):

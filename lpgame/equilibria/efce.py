@@ -569,7 +569,8 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
         extra["bound_attained"] = True     # a realisable optimum of the relaxation is optimal
     w = objective_weights(objective, 2)
     end = time.perf_counter()
-    extra.update(objective_report(lp, solution.objective, w, payoffs, sf.terminal_payoffs))
+    extra.update(objective_report(lp, solution.objective, w, payoffs, sf.terminal_payoffs,
+                                  check.gap))
     return CorrelatedResult(
         game=sf.game.name, concept=concept, objective=float(np.dot(w, payoffs)),
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,

@@ -67,15 +67,32 @@ def solve_lp_exact(lp: LinearProgram, backend: str = "highs", **options):
     HiGHS allows (:data:`TIGHT_TOLERANCES`) and the new basis is certified; if that fails too,
     exact simplex pivots continue from it (:mod:`lpgame.lp.exact_simplex`, small LPs) and their
     basis is certified. Only when all of these fail is an :class:`~lpgame.errors.ExactCheckError`
-    raised, naming each failure. ``ExactSolution.path`` says which path certified the answer:
-    ``"reconstruction"`` or ``"fmpq_solve"`` (how the basis system was solved exactly), prefixed
-    by ``"tight_tolerances+"`` or ``"exact_simplex+"`` when the first basis was not optimal.
+    raised, naming each failure. Where HiGHS fails outright on the floating-point image of a small
+    LP, exact pivots start from the all-slack basis. ``ExactSolution.path`` says which path
+    certified the answer: ``"reconstruction"`` or ``"fmpq_solve"`` (how the basis system was
+    solved exactly), prefixed by ``"tight_tolerances+"``, ``"exact_simplex+"`` or
+    ``"exact_simplex_from_slack+"`` when HiGHS's basis was not optimal or there was none.
     """
-    from lpgame.errors import ExactCheckError
+    from lpgame.errors import ExactCheckError, SolverError, SolverTimeLimitError
     from lpgame.lp.exact import certify_basis
-    from lpgame.lp.exact_simplex import exact_simplex
+    from lpgame.lp.exact_simplex import MAX_ROWS, exact_simplex, slack_basis
 
-    solution = solve_lp(lp, backend=backend, **options)
+    try:
+        solution = solve_lp(lp, backend=backend, **options)
+    except SolverTimeLimitError:
+        raise
+    except SolverError as error:
+        # HiGHS failed on the floating-point image of the LP (rounded or vanishing entries):
+        # a small LP is solved by exact pivots from the all-slack basis instead
+        if lp.num_rows > MAX_ROWS:
+            raise
+        pivoted, pivots = exact_simplex(lp, slack_basis(lp))
+        certified = certify_basis(lp, pivoted)
+        certified.path = "exact_simplex_from_slack+" + certified.path
+        certified.pivots = pivots
+        pivoted.objective = float(certified.objective)
+        pivoted.info["first_attempt"] = {"solver_error": str(error), "seconds": 0.0}
+        return pivoted, certified
     try:
         return solution, certify_basis(lp, solution)
     except ExactCheckError as first:
@@ -104,6 +121,7 @@ def solve_lp_exact(lp: LinearProgram, backend: str = "highs", **options):
                               + "; ".join(failures)) from third
     certified.path = "exact_simplex+" + certified.path
     certified.pivots = pivots
+    pivoted.objective = float(certified.objective)
     pivoted.info["first_attempt"] = again.info["first_attempt"]
     return pivoted, certified
 

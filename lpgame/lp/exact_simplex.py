@@ -191,6 +191,19 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
     return _solution(lp, start, basic, at_upper, lower, upper, n, m, time.perf_counter() - began), pivots
 
 
+def slack_basis(lp: LinearProgram) -> LPSolution:
+    """A starting point with every row's logical variable basic and every column nonbasic at a
+    bound (free columns at zero): always a basis, usually primal infeasible (phase 1 handles it)."""
+    lower = np.concatenate([b.lower for b in lp.variables]) if lp.variables else np.zeros(0)
+    upper = np.concatenate([b.upper for b in lp.variables]) if lp.variables else np.zeros(0)
+    col_basis = np.where(np.isfinite(lower), BASIS_LOWER,
+                         np.where(np.isfinite(upper), BASIS_UPPER, BASIS_ZERO)).astype(np.int8)
+    values = np.where(np.isfinite(lower), lower, np.where(np.isfinite(upper), upper, 0.0))
+    return LPSolution(lp=lp, backend="highs", status="start", objective=float("nan"),
+                      col_values=values, row_duals=np.zeros(lp.num_rows), col_basis=col_basis,
+                      row_basis=np.full(lp.num_rows, BASIS_BASIC, dtype=np.int8))
+
+
 def _fq(flint, value: Fraction):
     return flint.fmpq(value.numerator, value.denominator)
 
@@ -247,4 +260,4 @@ def _solution(lp, start, basic, at_upper, lower, upper, n, m, seconds) -> LPSolu
                       info={**start.info, "exact_simplex_seconds": seconds})
 
 
-__all__ = ["exact_simplex", "MAX_ROWS", "MAX_PIVOTS"]
+__all__ = ["exact_simplex", "slack_basis", "MAX_ROWS", "MAX_PIVOTS"]
