@@ -143,8 +143,13 @@ def payoff_scaling(sf: SequenceForm, payoff_player: int, exact: bool = False) ->
     structured = sf.payoff_structure is not None
     what = f"{game.name}, payoffs of {game.player_names[payoff_player]}"
     if exact and not structured:
-        _, payoffs = sf.exact_terminal_data()
-        lo, hi = exact_bounds(row[payoff_player] for row in payoffs)
+        lo, hi = float_bounds(sf.terminal_payoffs[:, payoff_player])
+        magnitude = max(abs(lo), abs(hi))
+        if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo <= 1e-12 * magnitude:
+            # beyond the double range, or differences floats do not resolve: the exact bounds
+            # (any shift is exact in rationals, so float bounds serve where they resolve)
+            _, payoffs = sf.exact_terminal_data()
+            lo, hi = exact_bounds(row[payoff_player] for row in payoffs)
         return unit_range_scaling(lo, hi, exact=True)
     if structured:
         lo, hi = game._payoff_bounds()
@@ -171,6 +176,8 @@ def scaled_payoff_matrix(sf: SequenceForm, payoff_player: int, exact: bool = Fal
         return sp.csr_array(U * (1.0 / scaling.float_scale)), scaling
     seqs = sf.terminal_sequences
     shape = (sf.num_sequences(0), sf.num_sequences(1))
+    if exact and scaling.shift == 0 and scaling.exponent == 0:
+        return sf.payoff_matrix_exact(payoff_player), scaling     # integer fast path, unscaled
     if exact:
         chance, payoffs = sf.exact_terminal_data()
         c, inverse = Fraction(scaling.shift), 1 / Fraction(scaling.scale)
