@@ -284,9 +284,18 @@ def test_threads_beyond_the_machine_are_refused_by_name(threads):
 
 
 def test_threads_within_the_machine_solve():
+    """Up to 4 threads per core (HiGHS shares them out); beyond, refused before any solver starts,
+    also where the LP layer is called directly."""
+    from lpgame.compile import compile_game
+    from lpgame.equilibria.security import security_lp
+    from lpgame.lp import solve_lp
+
     assert lpgame.solve("kuhn_poker", threads=os.cpu_count()).value == pytest.approx(-1 / 18)
-    with pytest.raises(OptionError, match=f"has {os.cpu_count()} CPU"):
-        lpgame.solve("kuhn_poker", threads=os.cpu_count() + 1)
+    lp = security_lp(compile_game("kuhn_poker"), 0).lp
+    assert solve_lp(lp, threads=4 * os.cpu_count()).objective == pytest.approx(-1 / 18)
+    for threads in (4 * os.cpu_count() + 1, 0, 10**5, "many"):
+        with pytest.raises(OptionError, match=f"this machine has {os.cpu_count()} cores"):
+            solve_lp(lp, threads=threads)
 
 
 @pytest.mark.parametrize("name, words", [

@@ -104,11 +104,17 @@ def _restart_thread_scheduler() -> None:
         reset(True)
 
 
+THREADS_PER_CORE = 4
+"""``threads`` may be at most this many times ``os.cpu_count()`` (the bound :func:`lpgame.solve`
+checks too): HiGHS aborts the whole process, in C++, when asked for far more threads than it can
+start (``--threads 100000`` ended with ``terminate called`` after two minutes)."""
+
+
 def check_threads(threads) -> int:
-    """``threads`` as an int between 1 and the machine's CPU count, else
-    :class:`~lpgame.errors.OptionError` naming the bound (HiGHS aborts the whole process, in C++,
-    when asked for far more threads than it can start)."""
-    limit = os.cpu_count() or 1
+    """``threads`` as an int from 1 to :data:`THREADS_PER_CORE` × the machine's CPU count, else
+    :class:`~lpgame.errors.OptionError` naming the bound."""
+    cores = os.cpu_count() or 1
+    limit = THREADS_PER_CORE * cores
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
         try:
             if isinstance(threads, bool) or float(threads) != int(threads):
@@ -116,11 +122,11 @@ def check_threads(threads) -> int:
             threads = int(threads)
         except (TypeError, ValueError, OverflowError):
             raise OptionError(f"threads={threads!r} is not a whole number; give 1 to {limit} "
-                              "(this machine's CPU count)") from None
+                              f"(this machine has {cores} cores)") from None
     threads = int(threads)
     if not 1 <= threads <= limit:
-        raise OptionError(f"threads={threads} is out of range: this machine has {limit} CPU "
-                          f"core{'s' if limit != 1 else ''}; give 1 to {limit}")
+        raise OptionError(f"threads={threads} is out of range: give 1 to {limit} (this machine has "
+                          f"{cores} cores)")
     return threads
 
 
