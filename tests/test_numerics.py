@@ -76,13 +76,16 @@ def test_float_equilibrium_is_the_same_at_every_power_of_ten(seed, k):
 @settings(max_examples=6, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(-12, 12))
 def test_exact_equilibrium_is_the_same_at_every_power_of_ten(seed, k):
-    rng = random.Random(seed)
-    matrix = [[Fraction(rng.randint(-99, 99), rng.randint(1, 9)) for _ in range(3)] for _ in range(3)]
+    rng = random.Random(seed)        # wide random rationals: a unique equilibrium, almost surely
+    matrix = [[Fraction(rng.randint(-10**6, 10**6), rng.randint(1, 997)) for _ in range(3)]
+              for _ in range(3)]
     factor = Fraction(10) ** k
     base = lpgame.solve(zero_sum(matrix), exact=True)
     scaled = lpgame.solve(zero_sum([[v * factor for v in row] for row in matrix]), exact=True)
     assert scaled.value == base.value * factor
     assert scaled.certificate.nash_conv == 0 and scaled.certificate.extra["relative_nash_conv"] == 0
+    # the scaled game's strategies are an exact equilibrium of the unscaled game (best responses)
+    assert lpgame.evaluate(zero_sum(matrix), scaled.strategies, exact=True).nash_conv == 0
     assert scaled.strategies == base.strategies
 
 
