@@ -378,3 +378,12 @@ def test_exact_mode_pivots_exactly_where_highs_fails_on_the_float_lp(monkeypatch
     result = lpgame.solve("kuhn_poker", exact=True)
     assert result.value == Fraction(-1, 18) and result.certificate.nash_conv == 0
     assert result.certificate.extra["exact_path"].startswith("exact_simplex_from_slack+")
+
+
+def test_an_unwritable_destination_names_the_users_path(tmp_path):
+    with pytest.raises(FileNotFoundError) as missing:
+        write_json({"value": 1}, tmp_path / "no such folder" / "result.json")
+    assert missing.value.filename == str(tmp_path / "no such folder" / "result.json")
+    with pytest.raises(IsADirectoryError):
+        write_json({"value": 1}, tmp_path)
+    assert os.listdir(tmp_path) == []

@@ -16,6 +16,7 @@ is removed on error.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -85,7 +86,12 @@ def atomic_path(path) -> Iterator[Path]:
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    fd, temp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=target.suffix)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder; give a file name", str(target))
+    try:
+        fd, temp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=target.suffix)
+    except OSError as exc:       # name the user's path, not the temporary one
+        raise type(exc)(exc.errno, exc.strerror, str(target)) from None
     os.close(fd)
     temp = Path(temp_name)
     try:
