@@ -387,3 +387,31 @@ def test_an_unwritable_destination_names_the_users_path(tmp_path):
     with pytest.raises(IsADirectoryError):
         write_json({"value": 1}, tmp_path)
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_a_signal_during_json_writes_never_leaves_a_cut_file(tmp_path, signal_name):
+    """The issue's run: SIGTERM (or SIGINT) while --json was being written left the previous file
+    empty or cut short in most runs. A child rewrites a 4 MB result file in a loop and is killed
+    mid-way; the file is always complete JSON, and no temporary file is left but the one the
+    kill may have interrupted before its rename (never the user's file)."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "result.json"
+    write_json({"round": -1}, path)
+    script = ("import sys; from lpgame.io.json_io import write_json\n"
+              "big = ['x' * 1000] * 4000\n"
+              "for k in range(10**6):\n"
+              "    write_json({'round': k, 'payload': big}, sys.argv[1])\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for _ in range(3):
+        child = subprocess.Popen([sys.executable, "-c", script, str(path)], env=env)
+        time.sleep(1.0)
+        child.send_signal(getattr(signal, signal_name))
+        child.wait(timeout=30)
+        data = json.loads(path.read_text())          # complete, whichever round it holds
+        assert "round" in data
