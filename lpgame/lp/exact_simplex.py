@@ -23,10 +23,14 @@ nonbasic variables at a bound (free ones at 0):
   infeasible one reaching the bound it violates.
 * Phase 2: minimise cᵀw from the feasible basis.
 
+B⁻¹ is kept as a rational matrix: inverted afresh every :data:`REFACTOR_EVERY` pivots and updated
+in between by the rank-one product-form update B'⁻¹ = B⁻¹ − (d − e_r)(B⁻¹)_r / d_r, where
+d = B⁻¹ a_q is the entering column and r the leaving position (Dantzig & Orchard-Hays 1954).
+
 Bland's rule (the lowest-indexed eligible entering variable; the lowest-indexed leaving one at a
-tie of the ratio test) prevents cycling. Each iteration solves two dense m × m systems with
-python-flint's ``fmpq_mat`` (fraction-free elimination), so this is for the small LPs on which the
-floating-point basis fell short; :data:`MAX_ROWS` bounds it.
+tie of the ratio test) prevents cycling. Everything is dense rational arithmetic in python-flint's
+``fmpq_mat``, so this is for the small LPs on which the floating-point basis fell short;
+:data:`MAX_ROWS` bounds it.
 """
 
 from __future__ import annotations
@@ -43,6 +47,10 @@ from lpgame.rational import binary_fractions
 
 MAX_ROWS = 2000
 """Largest LP (rows) for exact pivoting: each pivot is two dense rational m × m solves."""
+
+REFACTOR_EVERY = 100
+"""Pivots between fresh inversions of the basis matrix; between them B⁻¹ gets rank-one updates
+(each O(m²) in python-flint instead of the O(m³) of a solve)."""
 
 MAX_PIVOTS = 20000
 """Pivots before the exact simplex gives up (Bland's rule terminates; this bounds the time)."""
@@ -104,19 +112,22 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
             at_upper[j] = lo is None and up is not None
     pivots = 0
     phase = 1
+    inverse, updates = None, 0
     while True:
         if pivots > MAX_PIVOTS:
             raise ExactCheckError(f"exact mode: exact simplex stopped after {MAX_PIVOTS} pivots")
         values = _nonbasic_values(lower, upper, at_upper, basic, total)
-        B = flint.fmpq_mat(m, m, [columns[j][i] for i in range(m) for j in basic])
+        if inverse is None or updates >= REFACTOR_EVERY:     # B⁻¹ afresh, else rank-one updates
+            B = flint.fmpq_mat(m, m, [columns[j][i] for i in range(m) for j in basic])
+            try:
+                inverse = B.inv()
+            except ZeroDivisionError as exc:
+                raise ExactCheckError("exact mode: the basis matrix is singular in exact "
+                                      "arithmetic; exact pivots cannot start from it") from exc
+            updates = 0
         w_nonbasic = flint.fmpq_mat(total, 1, [_fq(flint, values[j]) if j in values else 0
                                                for j in range(total)])
-        nonbasic_rhs = -(system * w_nonbasic)          # −N w_N (basic entries of w are 0)
-        try:
-            x_basic = B.solve(nonbasic_rhs)
-        except ZeroDivisionError as exc:
-            raise ExactCheckError("exact mode: the basis matrix is singular in exact arithmetic; "
-                                  "exact pivots cannot start from it") from exc
+        x_basic = inverse * -(system * w_nonbasic)     # B⁻¹(−N w_N); basic entries of w are 0
         xb = [x_basic[i, 0] for i in range(m)]
         below = [lower[j] is not None and xb[k] < _fq(flint, lower[j]) for k, j in enumerate(basic)]
         above = [upper[j] is not None and xb[k] > _fq(flint, upper[j]) for k, j in enumerate(basic)]
@@ -129,7 +140,7 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
             basic_cost = [_fq(flint, cost[j]) for j in basic]
             full_cost = cost
         cb = flint.fmpq_mat(m, 1, basic_cost)
-        pi = B.transpose().solve(cb)
+        pi = inverse.transpose() * cb
         reduced = transposed * pi                  # aⱼᵀπ for every j
         in_basis = set(basic)
         entering, direction = None, 0
@@ -153,7 +164,7 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
                                       "(phase 1 of the exact simplex ends with a violated bound)")
             break
         column = flint.fmpq_mat(m, 1, columns[entering])
-        change = B.solve(column)                  # w_B moves by −change·t·direction
+        change = inverse * column                 # w_B moves by −change·t·direction
         step, leaving, leaving_to_upper = None, None, False
         own = _own_step(lower[entering], upper[entering])
         if own is not None:
@@ -184,6 +195,12 @@ def exact_simplex(lp: LinearProgram, start: LPSolution) -> tuple[LPSolution, int
         if leaving is None:                        # the entering variable flips to its other bound
             at_upper[entering] = direction > 0
             continue
+        # B⁻¹ of the new basis: row r divided by the pivot, the others less multiples of it
+        pivot = change[leaving, 0]
+        row = flint.fmpq_mat(1, m, [inverse[leaving, i] / pivot for i in range(m)])
+        change[leaving, 0] -= 1
+        inverse = inverse - change * row
+        updates += 1
         out = basic[leaving]
         basic[leaving] = entering
         at_upper[out] = leaving_to_upper
