@@ -115,9 +115,9 @@ def main(argv: list[str] | None = None) -> None:
     for instance in chosen:
         game = lpgame.games.make(instance.game, **instance.params)
         sizes = lpgame.compile_game(game)
-        rows = sum(sizes.num_sequences(i) for i in range(2)) + sizes.num_infosets(0) + 1
+        rows = sizes.num_infosets(0) + 1 + sizes.num_sequences(1)     # treeplex + best_response
         if rows > args.max_rows:
-            print(f"{instance.label:<16}  skipped: about {rows} LP rows > --max-rows {args.max_rows}")
+            print(f"{instance.label:<16}  skipped: {rows} LP rows > --max-rows {args.max_rows}")
             continue
         r = run(instance, args.simplex_rows)
         value = r["value"]
