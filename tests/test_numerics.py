@@ -89,6 +89,26 @@ def test_exact_equilibrium_is_the_same_at_every_power_of_ten(seed, k):
     assert scaled.strategies == base.strategies
 
 
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(-12, 12))
+def test_maximin_and_correlated_values_scale_with_the_payoffs(seed, k):
+    """General-sum concepts at 10^k: maximin values (what the strategies guarantee, by independent
+    best responses) and the CE welfare objective are the unscaled ones × 10^k."""
+    rng = np.random.default_rng(seed)
+    payoffs = rng.normal(size=(2, 3, 3))
+    factor = 10.0 ** k
+    base = lpgame.solve(NormalFormGame(payoffs), concept="maximin")
+    scaled = lpgame.solve(NormalFormGame(payoffs * factor), concept="maximin")
+    spread = float(payoffs.max() - payoffs.min())
+    for s, b in zip(scaled.values, base.values):
+        assert s / factor == pytest.approx(b, abs=1e-9 * spread)
+    assert max(abs(g) for g in scaled.certificate.extra["security_gap"]) <= 1e-9 * spread * factor
+    base = lpgame.solve(NormalFormGame(payoffs), concept="ce")
+    scaled = lpgame.solve(NormalFormGame(payoffs * factor), concept="ce")
+    assert scaled.objective / factor == pytest.approx(base.objective, abs=1e-9 * spread)
+    assert scaled.extra["relative_gap"] <= 1e-9
+
+
 def test_the_issues_scaled_games_solve():
     """1e-12 gave value 0 with NashConv 7.9 at the original scale; 1e12 gave 'Unbounded', 1e20
     'Empty'. Now each is the unscaled answer scaled."""
