@@ -26,7 +26,7 @@ import time
 import highspy
 import numpy as np
 
-from lpgame.errors import SolverError, SolverTimeLimitError
+from lpgame.errors import OptionError, SolverError, SolverTimeLimitError
 from lpgame.lp.linear_program import Assembled, LinearProgram
 from lpgame.lp.solution import LPSolution
 
@@ -104,6 +104,32 @@ def _restart_thread_scheduler() -> None:
         reset(True)
 
 
+THREADS_PER_CORE = 4
+"""``threads`` may be at most this many times ``os.cpu_count()`` (the bound :func:`lpgame.solve`
+checks too): HiGHS aborts the whole process, in C++, when asked for far more threads than it can
+start (``--threads 100000`` ended with ``terminate called`` after two minutes)."""
+
+
+def check_threads(threads) -> int:
+    """``threads`` as an int from 1 to :data:`THREADS_PER_CORE` × the machine's CPU count, else
+    :class:`~lpgame.errors.OptionError` naming the bound."""
+    cores = os.cpu_count() or 1
+    limit = THREADS_PER_CORE * cores
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        try:
+            if isinstance(threads, bool) or float(threads) != int(threads):
+                raise ValueError
+            threads = int(threads)
+        except (TypeError, ValueError, OverflowError):
+            raise OptionError(f"threads={threads!r} is not a whole number; give 1 to {limit} "
+                              f"(this machine has {cores} cores)") from None
+    threads = int(threads)
+    if not 1 <= threads <= limit:
+        raise OptionError(f"threads={threads} is out of range: give 1 to {limit} (this machine has "
+                          f"{cores} cores)")
+    return threads
+
+
 def highs_settings(solver: str | None = None, threads: int | None = None,
                    time_limit: float | None = None, presolve: bool | None = None,
                    highs_options: dict | None = None) -> dict:
@@ -121,7 +147,7 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
     if solver is not None:
         settings["solver"] = solver
     if threads is not None:
-        settings["threads"] = int(threads)
+        settings["threads"] = check_threads(threads)
         _restart_thread_scheduler()
     if time_limit is not None:
         settings["time_limit"] = float(time_limit)

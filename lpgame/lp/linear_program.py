@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.errors import LpgameError
+from lpgame.lp.scaling import IDENTITY, PayoffScaling
 from lpgame.rational import RationalMatrix, as_rational, as_scipy, binary_fractions, distinct_map
 
 SENSES = ("==", "<=", ">=")
@@ -87,6 +88,9 @@ class LinearProgram:
     objective: list[tuple[VariableBlock, object]] = field(default_factory=list)
     objective_constant: object = 0
     description: str = ""
+    objective_scaling: PayoffScaling = IDENTITY
+    """How the objective's payoffs were put in unit range (:mod:`lpgame.lp.scaling`): the optimum
+    in the game's units is ``objective_scaling.from_unit(optimum)``."""
 
     # ------------------------------------------------------------------ building
     def add_variables(self, name: str, size: int, lower=0.0, upper=np.inf,
