@@ -78,6 +78,7 @@ from lpgame.errors import (
     SolverTimeLimitError,
 )
 from lpgame.limits import check_prediction
+from lpgame.lp.pivoting import float_pivot, integer_pivot, lexmin_row
 from lpgame.rational import to_fraction
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, Result
@@ -240,7 +241,7 @@ class _Tableau:
         self.covering = covering
         if self.exact:
             table = np.zeros((n, n + 1), dtype=object)
-            table[:, :n] = 0
+            table[:, :] = 0
             table[np.arange(n), np.arange(n)] = 1
             table[:, n] = lcp.b
             self.det = 1
@@ -266,48 +267,21 @@ class _Tableau:
         return -(t[:, rows] @ vals)
 
     def pivot(self, row: int, entering: int, col: np.ndarray) -> None:
-        t = self.table
         leaving = int(self.basis[row])
         if self.exact:
-            a = col[row]
-            new = (t * a - np.outer(col, t[row])) // self.det
-            new[row] = t[row]
-            if a < 0:                         # keep det(B) > 0, so signs read as in B⁻¹
-                new = -new
-                a = -a
-            self.table, self.det = new, a
+            self.table, self.det = integer_pivot(self.table, self.det, row, col)
         else:
-            t[row] /= col[row]
-            mask = col != 0
-            mask[row] = False
-            t[mask] -= np.outer(col[mask], t[row])
+            float_pivot(self.table, row, col)
         self.basis[row] = entering
         del self.row_of_variable[leaving]
         self.row_of_variable[entering] = row
 
     def lexmin_row(self, candidates: np.ndarray, denominators: np.ndarray,
                    prefer: int | None = None) -> int:
-        """The row of ``candidates`` minimising (β_i, B⁻¹_i) / denominators_i lexicographically;
-        ``prefer`` (a row) wins ties of the first key (z_0 leaving ends the path at once)."""
-        t, n = self.table, self.n
-        keys = [n] + list(range(n))
-        for depth, k in enumerate(keys):
-            num = t[candidates, k]
-            if self.exact:
-                ratios = [Fraction(int(a), int(d)) for a, d in zip(num, denominators)]
-                best = min(ratios)
-                keep = np.array([r == best for r in ratios])
-            else:
-                ratios = num / denominators
-                best = ratios.min()
-                scale = max(1.0, abs(best))
-                keep = ratios <= best + FLOAT_PIVOT_TOLERANCE * scale
-            candidates, denominators = candidates[keep], denominators[keep]
-            if depth == 0 and prefer is not None and prefer in candidates.tolist():
-                return prefer
-            if len(candidates) == 1:
-                return int(candidates[0])
-        return int(candidates[0])        # only reachable with float ties everywhere
+        """The leaving row: (β_i, B⁻¹_i) / denominators_i lexicographically smallest; ``prefer``
+        (z_0's row) wins ties of the first key, since z_0 leaving ends the path at once."""
+        return lexmin_row(self.table, candidates, denominators, [self.n] + list(range(self.n)),
+                          self.exact, FLOAT_PIVOT_TOLERANCE, prefer)
 
     def value(self, row: int):
         if self.exact:
