@@ -28,7 +28,7 @@ from lpgame.equilibria.enumeration import (
     maximal_nash_subsets,
     solve_enumeration,
 )
-from lpgame.errors import ConceptMismatchError, ModelTooLargeError
+from lpgame.errors import ConceptMismatchError, ModelTooLargeError, SolverTimeLimitError
 from lpgame.game import NormalFormGame
 from lpgame.games.registry import make
 from lpgame.io.gambit import efg_text
@@ -156,3 +156,9 @@ def test_too_large_for_enumeration_is_refused_before_enumerating():
     sf = compile_game(make("kuhn_poker"))       # 27 × 64 reduced plans
     with pytest.raises(ModelTooLargeError, match="27 × 64"):
         solve_enumeration(sf, enumerate=True, max_profiles=1000)
+
+
+def test_a_time_limit_stops_enumeration_with_a_labelled_error():
+    sf = compile_game(make("kuhn_poker"))       # its reduced normal form is highly degenerate
+    with pytest.raises(SolverTimeLimitError, match="time limit after"):
+        solve_enumeration(sf, enumerate=True, time_limit=0.5)

@@ -54,7 +54,12 @@ import numpy as np
 
 from lpgame.equilibria.correlated import count_reduced_plans, enumerate_reduced_plans, plan_label
 from lpgame.equilibria.lemke import profile_result
-from lpgame.errors import ConceptMismatchError, ExactCheckError, ModelTooLargeError
+from lpgame.errors import (
+    ConceptMismatchError,
+    ExactCheckError,
+    ModelTooLargeError,
+    SolverTimeLimitError,
+)
 from lpgame.io.json_io import number_to_json, strategies_to_json
 from lpgame.lp.pivoting import integer_pivot, lexmin_row
 from lpgame.rational import common_denominator
@@ -78,11 +83,12 @@ class PolytopeVertex:
     tight: np.ndarray
 
 
-def polytope_vertices(matrix: np.ndarray) -> list[PolytopeVertex]:
+def polytope_vertices(matrix: np.ndarray, deadline: float | None = None) -> list[PolytopeVertex]:
     """Every vertex of { v ∈ R^d : v ≥ 0, C v ≤ 1 } for an integer matrix C > 0 (k × d), exactly.
 
     Breadth-first search over lexicographically feasible bases of Cv + s = 1 (module docstring).
-    ``matrix`` is a numpy object array of Python integers.
+    ``matrix`` is a numpy object array of Python integers. Past ``deadline`` (a
+    ``time.perf_counter()`` value) raises :class:`~lpgame.errors.SolverTimeLimitError`.
     """
     k, d = matrix.shape
     table = np.zeros((k, d + k + 1), dtype=object)
@@ -96,6 +102,12 @@ def polytope_vertices(matrix: np.ndarray) -> list[PolytopeVertex]:
     queue = deque([(table, 1, basis)])
     vertices: dict[tuple, PolytopeVertex] = {}
     while queue:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise SolverTimeLimitError(
+                f"vertex enumeration hit the time limit after {len(seen):,} bases and "
+                f"{len(vertices):,} vertices of a polytope in R^{d} with {k} inequalities (plus "
+                f"{d} signs); no equilibrium is certified before both polytopes are complete",
+                status="time limit", size={"rows": k, "cols": d, "nnz": k * d})
         table, det, basis = queue.popleft()
         values = [Fraction(0)] * (d + k)
         for row, var in enumerate(basis):
@@ -144,14 +156,16 @@ class BimatrixEquilibria:
     seconds: float
 
 
-def bimatrix_extreme_equilibria(a: np.ndarray, b: np.ndarray) -> BimatrixEquilibria:
+def bimatrix_extreme_equilibria(a: np.ndarray, b: np.ndarray,
+                                time_limit: float | None = None) -> BimatrixEquilibria:
     """All extreme equilibria of the bimatrix game (A, B) (Fraction or integer object arrays)."""
     start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
     m, n = a.shape
     pa, pb = _positive_integer_matrix(np.asarray(a, dtype=object)), \
         _positive_integer_matrix(np.asarray(b, dtype=object))
-    p_vertices = [v for v in polytope_vertices(pb.T.copy()) if any(v.point)]
-    q_vertices = [v for v in polytope_vertices(pa.copy()) if any(v.point)]
+    p_vertices = [v for v in polytope_vertices(pb.T.copy(), deadline) if any(v.point)]
+    q_vertices = [v for v in polytope_vertices(pa.copy(), deadline) if any(v.point)]
     # labels 0..m-1 (player 1's strategies), m..m+n-1 (player 2's): missing-label indicators
     missing_p = np.array([~np.concatenate([v.zero, v.tight]) for v in p_vertices], dtype=int) \
         .reshape(len(p_vertices), m + n)
@@ -255,7 +269,7 @@ def solve_enumeration(game, *, exact: bool = True, backend: str = "highs",
     check_enumeration_size(sf, max_profiles)
     plans = [enumerate_reduced_plans(sf, i, max_plans=max_profiles) for i in range(2)]
     a, b = exact_reduced_payoffs(sf, plans)
-    found = bimatrix_extreme_equilibria(a, b)
+    found = bimatrix_extreme_equilibria(a, b, time_limit=options.get("time_limit"))
     labels = [[plan_label(sf, i, row) for row in plans[i]] for i in range(2)]
     plan_matrices = [p.astype(int).astype(object) for p in plans]
     listed, first = [], None
