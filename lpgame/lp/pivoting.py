@@ -54,7 +54,7 @@ def lexmin_row(table: np.ndarray, candidates: np.ndarray, denominators, key_colu
     for depth, k in enumerate(key_columns):
         num = table[candidates, k]
         if exact:
-            ratios = [Fraction(int(a), int(d)) for a, d in zip(num.tolist(), denominators.tolist())]
+            ratios = [Fraction(a) / d for a, d in zip(num.tolist(), denominators.tolist())]
             best = min(ratios)
             keep = np.array([r == best for r in ratios])
         else:
