@@ -46,14 +46,14 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import networkx as nx
 import numpy as np
 
 from lpgame.equilibria.correlated import count_reduced_plans, enumerate_reduced_plans, plan_label
-from lpgame.equilibria.lemke import profile_result
+from lpgame.equilibria.lemke import profile_result, solver_report
 from lpgame.errors import (
     ConceptMismatchError,
     ExactCheckError,
@@ -64,7 +64,7 @@ from lpgame.io.json_io import number_to_json, strategies_to_json
 from lpgame.lp.pivoting import integer_pivot, lexmin_row
 from lpgame.rational import common_denominator
 from lpgame.registry import Concept, Option, register
-from lpgame.result import Certificate, Result
+from lpgame.result import Certificate, Result, format_number, register_result_kind
 from lpgame.sequence_form import SequenceForm
 
 #: Default limit on |S_1|·|S_2| for enumeration (the number of vertices of P and Q can grow
@@ -212,6 +212,48 @@ def maximal_nash_subsets(equilibria: list[tuple[int, int]]) -> list[tuple[list[i
 
 
 # ------------------------------------------------------------------------------------ the concept
+@register_result_kind
+@dataclass(kw_only=True)
+class EquilibriaResult(Result):
+    """Every extreme equilibrium (``extra["equilibria"]``) and the maximal Nash subsets
+    (``extra["nash_subsets"]``); ``strategies``, ``values`` and ``certificate`` are the first
+    equilibrium's. Printed as the list of equilibria."""
+
+    kind = "equilibria"
+    shown: int = field(default=20, repr=False)
+
+    def headline(self) -> str:
+        count = len(self.extra.get("equilibria", []))
+        return f"{self.game}: nash, all {count} extreme equilibria"
+
+    def body_lines(self, names: list[str], **options) -> list[str]:
+        listed = self.extra.get("equilibria", [])
+        lines = []
+        for entry in listed[:self.shown]:
+            values = ", ".join(f"{n} {format_number(_number(v))}" for n, v in zip(names, entry["values"]))
+            lines.append("")
+            lines.append(f"equilibrium {entry['index'] + 1}: {values}; NashConv {entry['nash_conv']}")
+            for name, strategy in zip(names, entry["strategies"]):
+                for infoset, row in strategy.items():
+                    probs = "  ".join(f"{a}={p}" for a, p in row.items())
+                    label = name if infoset == name else f"{name} at {infoset}"
+                    lines.append(f"  {label}: {probs}")
+        if len(listed) > self.shown:
+            lines.append(f"... {len(listed) - self.shown} more equilibria; --json lists every one")
+        subsets = self.extra.get("nash_subsets", [])
+        lines.append("")
+        lines.append(f"maximal Nash subsets ({len(subsets)}; each is every mix of its player-1 "
+                     "strategies against every mix of its player-2 strategies):")
+        for k, subset in enumerate(subsets):
+            lines.append(f"  {k + 1}: equilibria {', '.join(str(i + 1) for i in subset['equilibria'])}"
+                         f" (extreme strategies {subset['player_1']} × {subset['player_2']})")
+        return lines
+
+
+def _number(text):
+    return Fraction(text) if isinstance(text, str) else text
+
+
 def exact_reduced_payoffs(sf: SequenceForm, plans: list[np.ndarray]) -> list[np.ndarray]:
     """Both players' payoffs over pairs of reduced plans, as Fractions:
     u_i(π_1, π_2) = Σ_z p_c(z) u_i(z) π_1[σ_1(z)] π_2[σ_2(z)], accumulated per distinct
@@ -250,7 +292,7 @@ def check_enumeration_size(sf: SequenceForm, max_profiles: int) -> list[int]:
 
 
 def solve_enumeration(game, *, exact: bool = True, backend: str = "highs",
-                      max_profiles: int = DEFAULT_MAX_PROFILES, **options) -> Result:
+                      max_profiles: int = DEFAULT_MAX_PROFILES, **options) -> EquilibriaResult:
     """``concept="nash", enumerate=True``: every extreme equilibrium of a two-player game (of its
     reduced normal form for an extensive game), with the maximal Nash subsets, exactly certified.
 
@@ -303,22 +345,20 @@ def solve_enumeration(game, *, exact: bool = True, backend: str = "highs",
     cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, True,
                        extra={"equilibria_certified": len(listed)})
     m, n = len(plans[0]), len(plans[1])
-    return Result(
-        game=sf.game.name, concept="nash", value=ev.values[0], values=list(ev.values),
-        strategies=strategies, certificate=cert, size={"rows": m, "cols": n, "nnz": m * n},
+    return EquilibriaResult(
+        game=sf.game.name, concept="nash", variant="enumeration", value=ev.values[0],
+        values=list(ev.values), strategies=strategies, certificate=cert,
+        size={"rows": m, "cols": n, "nnz": m * n},
         seconds={"solve": found.seconds, "total": time.perf_counter() - started},
-        backend="vertex enumeration", exact=True, unreached=unreached, plans=rebuilt,
+        backend=backend, exact=True, unreached=unreached, plans=rebuilt,
+        solver=solver_report(True, "vertex enumeration of the best-response polytopes "
+                                   "(integer pivoting)"),
         extra={"equilibria": listed, "nash_subsets": subsets,
                "enumeration": {"method": "vertex enumeration of the best-response polytopes "
                                          "(lexicographic basis search, integer pivoting)",
                                "strategies": [m, n], "vertices": list(found.vertices),
                                "count": len(listed),
                                "source": "Avis, Rosenberg, Savani & von Stengel 2010"}})
-
-
-def _flag(flag: str) -> dict:
-    """``flag=`` for :class:`Option` where the registry supports it (the CLI name ``--all``)."""
-    return {"flag": flag} if "flag" in Option.__dataclass_fields__ else {}
 
 
 def _is_normal_form(game) -> bool:
@@ -336,9 +376,8 @@ register(Concept(
     source="Avis, Rosenberg, Savani & von Stengel 2010 (lrsnash); von Stengel 2002, §2–3",
     options=(
         Option("enumerate", bool, False, "list every extreme equilibrium (vertex enumeration)",
-               **_flag("--all")),
+               flag="--all"),
         Option("max_profiles", int, DEFAULT_MAX_PROFILES,
                "refuse games whose (reduced) normal form has more pure profiles than this"),
     ),
-    backends=("exact",),
 ))

@@ -70,7 +70,14 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
+from lpgame.analysis.exploitability import Evaluation
+from lpgame.equilibria.profiles import (
+    behaviours,
+    certify_nash_plans,
+    nash_certificate,
+    plans_from_behaviours,
+    strategies_and_unreached,
+)
 from lpgame.errors import (
     ConceptMismatchError,
     ExactCheckError,
@@ -425,19 +432,17 @@ def profile_result(sf: SequenceForm, plans, exact: bool) -> tuple[list, list, li
     """(strategies, unreached information sets, certified plans, evaluation) of a profile given
     by realization plans: the behaviour they induce, and the plans rebuilt from it certified by
     the independent best-response path (what the user gets is what is certified)."""
-    strategies, unreached, rebuilt = [], [], []
-    for i, plan in enumerate(plans):
-        if exact:
-            b, mask = sf.behaviour_from_plan_exact(i, plan)
-            rebuilt.append(sf.plan_from_behaviour_exact(i, b))
-        else:
-            b, mask = sf.behaviour_from_plan(i, plan)
-            rebuilt.append(sf.plan_from_behaviour(i, b))
-        strategies.append(sf.strategy_to_dict(i, b))
-        labels = sf.players[i].infoset_labels
-        unreached.append([labels[j] for j in np.flatnonzero(np.asarray(mask, dtype=bool)).tolist()])
-    ev = (evaluate_plans_exact if exact else evaluate_plans)(sf, rebuilt)
+    pairs = behaviours(sf, plans, exact)
+    strategies, unreached = strategies_and_unreached(sf, pairs)
+    rebuilt = plans_from_behaviours(sf, pairs, exact)
+    ev, _ = nash_certificate(sf, rebuilt, exact)
     return strategies, unreached, rebuilt, ev
+
+
+def solver_report(exact: bool, what: str) -> dict:
+    """The ``solver`` field of a result computed by lpgame's own pivoting (no LP solver)."""
+    return {"name": what, "backend": "lpgame (numpy pivoting, no LP solver)",
+            "exact_certification": exact}
 
 
 def solve_lemke(game, *, exact: bool = False, backend: str = "highs", lemke_start=None,
@@ -468,11 +473,12 @@ def solve_lemke(game, *, exact: bool = False, backend: str = "highs", lemke_star
     cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
     lcp, sol = found.lcp, found.solution
     return Result(
-        game=sf.game.name, concept="nash", value=ev.values[0], values=list(ev.values),
-        strategies=strategies, certificate=cert,
+        game=sf.game.name, concept="nash", variant="lemke", value=ev.values[0],
+        values=list(ev.values), strategies=strategies, certificate=cert,
         size={"rows": lcp.size, "cols": lcp.size, "nnz": lcp.nnz},
         seconds={"solve": sol.seconds, "total": time.perf_counter() - started},
-        backend="lemke", exact=exact, unreached=unreached, plans=plans,
+        backend=backend, exact=exact, unreached=unreached, plans=plans,
+        solver=solver_report(exact, f"Lemke's algorithm ({sol.arithmetic})"),
         extra={"lemke": {"pivots": sol.pivots, "arithmetic": sol.arithmetic, "lcp_size": lcp.size,
                          "covering_vector": "ones" if lemke_start is None else "lemke_start",
                          "source": "Koller, Megiddo & von Stengel 1996 (sequence-form LCP)"}})
@@ -492,5 +498,5 @@ register(Concept(
         Option("max_pivots", int, None, "stop with an error after this many pivots "
                                         "(default 100·N + 1000)"),
     ),
-    backends=("lemke",),
+    certify_plans=certify_nash_plans,
 ))
