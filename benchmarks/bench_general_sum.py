@@ -168,10 +168,12 @@ def sweep(title: str, sizes, tools, reference: str, run, label) -> None:
             row[tool] = None if tool in stopped else run(tool, size)
             if row[tool] is not None and row[tool].status != "ok":
                 stopped.add(tool)
-        counts = sorted({str(r.data.get("count")) for r in row.values()
-                         if r is not None and r.status == "ok" and "count" in r.data})
+        counted = {t: r.data["count"] for t, r in row.items()
+                   if r is not None and r.status == "ok" and "count" in r.data}
+        counts = (str(next(iter(counted.values()))) if len(set(counted.values())) == 1 else
+                  "; ".join(f"{t}: {c}" for t, c in counted.items()))
         print(f"| {label(size)} | " + " | ".join(_cell(row[t]) for t in tools)
-              + f" | {', '.join(counts)} | {_ratios(row, reference)} |", flush=True)
+              + f" | {counts} | {_ratios(row, reference)} |", flush=True)
         if len(stopped) == len(tools):
             break
 
