@@ -15,10 +15,11 @@ faster).
   float), nashpy's ``vertex_enumeration`` and ``support_enumeration`` (floats). The counts of
   equilibria are printed for agreement.
 * ``one``: one equilibrium of the same kind of games: lpgame's Lemke on the sequence-form LCP
-  (exact integer pivoting, and float), Gambit's ``lcp_solve`` (rational, float; on the strategic
-  game), nashpy's ``lemke_howson`` (float, first label).
+  (exact integer pivoting, and float), Gambit's ``lcp_solve(stop_after=1)`` (rational, float; on
+  the strategic game: Lemke–Howson), nashpy's ``lemke_howson`` (float, first label).
 * ``tree``: one equilibrium of extensive games (Kuhn, Sheriff, Battleship, Leduc): lpgame's Lemke
-  (exact, float) and Gambit's ``lcp_solve`` on the tree (its sequence-form LCP; rational, float).
+  (exact, float) and Gambit's ``lcp_solve(stop_after=1)`` on the tree (its sequence-form LCP;
+  rational, float).
 * ``arith``: exact Lemke on integers (fraction-free) versus the same path on Fractions.
 """
 
@@ -74,9 +75,11 @@ def bimatrix_case(tool: str, n: int, seed: int = 0) -> dict:
         import pygambit as gbt
         game = gbt.Game.from_arrays(a, b)
         rational = "rational" in tool
-        solver = gbt.nash.enummixed_solve if "enummixed" in tool else gbt.nash.lcp_solve
         start = time.perf_counter()
-        found = solver(game, rational=rational).equilibria
+        if "enummixed" in tool:
+            found = gbt.nash.enummixed_solve(game, rational=rational).equilibria
+        else:               # one equilibrium, as lpgame's Lemke and nashpy's Lemke-Howson
+            found = gbt.nash.lcp_solve(game, rational=rational, stop_after=1).equilibria
         return {"seconds": time.perf_counter() - start, "count": len(found)}
     import nashpy
     game = nashpy.Game(a.astype(float), b.astype(float))
@@ -110,7 +113,7 @@ def tree_case(tool: str, name: str, params: dict) -> dict:
         fh.write(efg_text(game))
     g = gbt.read_efg(fh.name)
     start = time.perf_counter()
-    found = gbt.nash.lcp_solve(g, rational="rational" in tool).equilibria
+    found = gbt.nash.lcp_solve(g, rational="rational" in tool, stop_after=1).equilibria
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "value": float(found[0].payoff(g.players[0]))}
 
