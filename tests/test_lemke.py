@@ -238,3 +238,13 @@ def test_a_tableau_beyond_the_memory_limit_is_refused(monkeypatch):
     monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "100K")
     with pytest.raises(ModelTooLargeError, match="basis inverse"):
         solve_lemke(sf, exact=True)
+
+
+def test_the_recorded_path_alternates_complements_and_ends_when_z0_leaves():
+    lcp = sequence_form_lcp(compile_game(make("von_stengel_3x2")), exact=True)
+    solution = lemke(lcp, record_path=True)
+    path = solution.extra["path"]
+    assert len(path) == solution.pivots and path[0]["entering"] == "z0"
+    assert path[-1]["leaving"] == "z0" and path[-1]["z0"] == 0
+    for before, after in zip(path, path[1:]):     # the complement of what left enters next
+        assert after["entering"] == before["leaving"].removeprefix("w:")

@@ -109,8 +109,16 @@ class SequenceFormLCP:
 
     ``M`` is held column-compressed: column j's rows are ``indices[indptr[j]:indptr[j + 1]]`` and
     its entries ``data[...]`` (float64, or Python integers in an object array when exact).
-    ``blocks`` gives the offsets of x, y, p⁺, p⁻, q⁺, q⁻ in z.
+    ``blocks`` gives the offsets of x, y, p⁺, p⁻, q⁺, q⁻ in z; ``names`` names each component
+    (``x[J:check]``, ``p+[∅]``, ...).
     """
+
+    def variable_name(self, var: int) -> str:
+        """Name of Lemke's variable ``var``: w_k (k < N), z_k (N ≤ k < 2N) or z_0 (2N)."""
+        n = self.size
+        if var == 2 * n:
+            return "z0"
+        return f"w:{self.names[var]}" if var < n else self.names[var - n]
 
     size: int
     indptr: np.ndarray
@@ -119,6 +127,7 @@ class SequenceFormLCP:
     b: np.ndarray
     blocks: dict
     exact: bool
+    names: list = field(default_factory=list)
 
     @property
     def nnz(self) -> int:
@@ -198,7 +207,11 @@ def sequence_form_lcp(sf: SequenceForm, exact: bool = False) -> SequenceFormLCP:
     one = 1 if exact else 1.0
     b[op1], b[om1], b[oq1], b[oq2] = one, -one, one, -one
     blocks = {"x": ox, "y": oy, "p+": op1, "p-": om1, "q+": oq1, "q-": oq2, "end": size}
-    return SequenceFormLCP(size, indptr, row_of.astype(np.int64), data, b, blocks, exact)
+    rows_of = [["∅"] + sf.infoset_labels(i) for i in range(2)]
+    names = ([f"x[{t}]" for t in sf.sequence_labels(0)] + [f"y[{t}]" for t in sf.sequence_labels(1)]
+             + [f"{v}[{t}]" for v, i in (("p+", 0), ("p-", 0), ("q+", 1), ("q-", 1))
+                for t in rows_of[i]])
+    return SequenceFormLCP(size, indptr, row_of.astype(np.int64), data, b, blocks, exact, names)
 
 
 # ------------------------------------------------------------------------------------ Lemke
@@ -299,11 +312,13 @@ class _Tableau:
 
 
 def lemke(lcp: SequenceFormLCP, covering=None, max_pivots: int | None = None,
-          time_limit: float | None = None, fractions: bool = False) -> LemkeSolution:
+          time_limit: float | None = None, fractions: bool = False,
+          record_path: bool = False) -> LemkeSolution:
     """Lemke's algorithm with the lexicographic rule on ``lcp`` (module docstring).
 
     ``fractions=True`` (exact LCPs only) pivots on Fractions instead of integers: the same path,
-    kept to measure the two (benchmarks/bench_general_sum.py)."""
+    kept to measure the two (benchmarks/bench_general_sum.py). ``record_path=True`` keeps every
+    pivot in ``extra["path"]``: the entering and leaving variables and z_0 after the pivot."""
     n = lcp.size
     check_prediction(f"Lemke's dense basis inverse ({n} × {n + 1}, "
                      f"{'exact integers' if lcp.exact else 'float64'})",
@@ -325,6 +340,9 @@ def lemke(lcp: SequenceFormLCP, covering=None, max_pivots: int | None = None,
     entering_of_leaving = int(tab.basis[row])
     tab.pivot(row, z0, col)
     pivots = 1
+    path = [] if record_path else None
+    if record_path:
+        path.append(_step(lcp, tab, 1, z0, entering_of_leaving))
     entering = _complement(entering_of_leaving, n)
     while True:
         if pivots >= max_pivots:
@@ -349,12 +367,21 @@ def lemke(lcp: SequenceFormLCP, covering=None, max_pivots: int | None = None,
         leaving = int(tab.basis[row])
         tab.pivot(row, entering, col)
         pivots += 1
+        if record_path:
+            path.append(_step(lcp, tab, pivots, entering, leaving))
         if leaving == z0:
             break
         entering = _complement(leaving, n)
     z = _solution(tab, lcp)
     return LemkeSolution(z, pivots, tab.basis.copy(), time.perf_counter() - start,
-                         "exact: Fractions" if tab.fractions else _arithmetic(lcp.exact))
+                         "exact: Fractions" if tab.fractions else _arithmetic(lcp.exact),
+                         extra={"path": path} if record_path else {})
+
+
+def _step(lcp: SequenceFormLCP, tab: _Tableau, k: int, entering: int, leaving: int) -> dict:
+    row = tab.row_of_variable.get(2 * lcp.size)
+    return {"pivot": k, "entering": lcp.variable_name(entering),
+            "leaving": lcp.variable_name(leaving), "z0": 0 if row is None else tab.value(row)}
 
 
 def _complement(var: int, n: int) -> int:
