@@ -18,8 +18,8 @@ faster).
   (exact integer pivoting, and float), Gambit's ``lcp_solve(stop_after=1)`` (rational, float; on
   the strategic game: Lemke–Howson), nashpy's ``lemke_howson`` (float, first label).
 * ``tree``: one equilibrium of extensive games (Kuhn, Sheriff, Battleship, Leduc): lpgame's Lemke
-  (exact, float) and Gambit's ``lcp_solve(stop_after=1)`` on the tree (its sequence-form LCP;
-  rational, float).
+  (exact, float) and Gambit's ``lcp_solve`` on the tree (its sequence-form LCP, which returns one
+  equilibrium; rational, float).
 * ``arith``: exact Lemke on integers (fraction-free) versus the same path on Fractions.
 """
 
@@ -113,7 +113,7 @@ def tree_case(tool: str, name: str, params: dict) -> dict:
         fh.write(efg_text(game))
     g = gbt.read_efg(fh.name)
     start = time.perf_counter()
-    found = gbt.nash.lcp_solve(g, rational="rational" in tool, stop_after=1).equilibria
+    found = gbt.nash.lcp_solve(g, rational="rational" in tool).equilibria   # one, on a tree
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "value": float(found[0].payoff(g.players[0]))}
 
