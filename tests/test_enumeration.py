@@ -162,3 +162,10 @@ def test_a_time_limit_stops_enumeration_with_a_labelled_error():
     sf = compile_game(make("kuhn_poker"))       # its reduced normal form is highly degenerate
     with pytest.raises(SolverTimeLimitError, match="time limit after"):
         solve_enumeration(sf, enumerate=True, time_limit=0.5)
+
+
+def test_the_open_bases_are_held_to_the_memory_limit(monkeypatch):
+    a = np.array([[3, 1, 0, 2], [0, 2, 3, 1], [1, 0, 2, 3], [2, 3, 1, 0]], dtype=object)
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "1")
+    with pytest.raises(ModelTooLargeError, match="open bases"):
+        bimatrix_extreme_equilibria(a, a.T.copy())

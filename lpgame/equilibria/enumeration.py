@@ -61,6 +61,7 @@ from lpgame.errors import (
     SolverTimeLimitError,
 )
 from lpgame.io.json_io import number_to_json, strategies_to_json
+from lpgame.limits import check_prediction
 from lpgame.lp.pivoting import integer_pivot, lexmin_row
 from lpgame.rational import common_denominator
 from lpgame.registry import Concept, Option, register
@@ -70,6 +71,10 @@ from lpgame.sequence_form import SequenceForm
 #: Default limit on |S_1|·|S_2| for enumeration (the number of vertices of P and Q can grow
 #: exponentially in min(|S_1|, |S_2|); 10,000 pure profiles keeps a run of random games to minutes).
 DEFAULT_MAX_PROFILES = 10_000
+
+#: Bytes per entry of a tableau waiting in the search queue (a Python int of a few machine words
+#: and its pointer in the object array); the open tableaux are checked against the memory limit.
+BYTES_PER_TABLE_ENTRY = 80
 
 
 # ------------------------------------------------------------------------------------ vertices
@@ -101,7 +106,12 @@ def polytope_vertices(matrix: np.ndarray, deadline: float | None = None) -> list
     seen = {frozenset(basis)}
     queue = deque([(table, 1, basis)])
     vertices: dict[tuple, PolytopeVertex] = {}
+    bytes_per_table = BYTES_PER_TABLE_ENTRY * k * (d + k + 1)
+    popped = 0
     while queue:
+        if popped % 256 == 0:
+            check_prediction(f"vertex enumeration's open bases ({len(queue):,} tableaux of "
+                             f"{k} × {d + k + 1} integers)", len(queue) * bytes_per_table)
         if deadline is not None and time.perf_counter() > deadline:
             raise SolverTimeLimitError(
                 f"vertex enumeration hit the time limit after {len(seen):,} bases and "
@@ -109,6 +119,7 @@ def polytope_vertices(matrix: np.ndarray, deadline: float | None = None) -> list
                 f"{d} signs); no equilibrium is certified before both polytopes are complete",
                 status="time limit", size={"rows": k, "cols": d, "nnz": k * d})
         table, det, basis = queue.popleft()
+        popped += 1
         values = [Fraction(0)] * (d + k)
         for row, var in enumerate(basis):
             values[var] = Fraction(table[row, d + k], det)
