@@ -1401,7 +1401,7 @@ def general_sum_equilibria() -> list:
         sequence is played only if it is a best response. Writing $p = p^+ - p^-$,
         $q = q^+ - q^-$ gives a standard LCP $w = b + M z \ge 0$, $z \ge 0$, $z^\top w = 0$ with
         $z = (x, y, p^+, p^-, q^+, q^-)$ (notes/farina-thesis.md §1.12 with ε = 0). We use von
-        Stengel's 3 × 2 game (Handbook of Game Theory 3, 2002, §2.3), whose three equilibria are known.
+        Stengel's 3 × 2 example (Handbook of Game Theory 3, 2002), whose three equilibria are known.
         """),
         code("""
         from lpgame.compile import compile_game
@@ -1464,7 +1464,7 @@ def general_sum_equilibria() -> list:
         """),
         md(r"""
         In a **degenerate** game the equilibria need not be isolated. Changing B's top row from
-        (3, 2) to (3, 3) (von Stengel 2002, §2.6) gives player 2 two best responses to T, and a
+        (3, 2) to (3, 3) gives player 2 two best responses to T, and a
         whole segment of equilibria appears. The **maximal Nash subsets** (the maximal complete
         bipartite subgraphs of the graph of extreme equilibria) describe the set: every mix of a
         subset's player-1 strategies against every mix of its player-2 strategies is an equilibrium.

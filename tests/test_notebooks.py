@@ -356,7 +356,7 @@ def test_opponent_modelling_notebook():
 # ---------------------------------------------------------------------------------------- notebook 7
 def test_general_sum_equilibria_notebook():
     summary = run_notebook("07_general_sum_equilibria.ipynb")
-    # von Stengel (2002, §2.3): the 3 × 2 game's three equilibria
+    # von Stengel (2002), the running 3 × 2 example: its three equilibria
     third = Fraction(1, 3)
     known = {((1, 0, 0), (1, 0)), ((Fraction(4, 5), Fraction(1, 5), 0), (2 * third, third)),
              ((0, third, 2 * third), (third, 2 * third))}
@@ -365,7 +365,7 @@ def test_general_sum_equilibria_notebook():
     x, y = ([_fraction(p) for p in s] for s in summary["lemke_profile"])
     assert x[0] == 1 and y[0] == 1 and (tuple(x[1:]), tuple(y[1:])) in known
     assert summary["lemke_nash_conv"] == "0" and summary["lemke_pivots"] > 1
-    # the degenerate variant (§2.6): a segment (two extreme equilibria) and an isolated one
+    # the degenerate variant: a segment (two extreme equilibria) and an isolated one
     assert sorted(summary["degenerate_subsets"]) == [1, 2]
     # Chicken: the mixed equilibrium pays 14/3 each; the best CE 10.5 (notebook 3)
     assert _fraction(summary["chicken_best_nash_welfare"]) == Fraction(28, 3)

@@ -1,7 +1,7 @@
 """All extreme Nash equilibria of a bimatrix game, and its maximal Nash subsets, in exact arithmetic.
 
 Formulation: vertex enumeration of the best-response polytopes (Mangasarian 1964; von Stengel,
-"Computing equilibria for two-person games", Handbook of Game Theory 3, 2002, §2.3–2.4 and §3;
+"Computing equilibria for two-person games", Handbook of Game Theory 3, 2002;
 Avis, Rosenberg, Savani & von Stengel, "Enumeration of Nash equilibria for two-player games",
 Economic Theory 42, 2010, the lrsnash method). For an m × n game (A, B), shifted so that A > 0 and
 B > 0 (which changes no best response),
@@ -12,11 +12,11 @@ with labels 1..m for the strategies of player 1 and m+1..m+n for those of player
 has label i when x_i = 0 and label m+j when (Bᵀx)_j = 1; y ∈ Q has label m+j when y_j = 0 and
 label i when (Ay)_i = 1. A pair (x, y) ∈ P × Q − {(0, 0)} with every label is a Nash equilibrium
 after normalising x/Σx, y/Σy (each pure strategy is unplayed or a best response), and the
-**extreme equilibria** are exactly the completely labelled pairs of *vertices* (Avis et al. 2010,
-Thm 1; this holds for degenerate games too, where a vertex may have more than m labels).
+**extreme equilibria** are exactly the completely labelled pairs of *vertices* (Avis et al. 2010;
+this holds for degenerate games too, where a vertex may have more than m labels).
 The set of equilibria is the union of the **maximal Nash subsets** conv(X') × conv(Y'), one for
 each maximal complete bipartite subgraph (X', Y') of the graph whose edges are the extreme
-equilibria (Winkels 1979; Avis et al. 2010 §5; what Gambit's and lrsnash's "cliques" report);
+equilibria (Avis et al. 2010; what Gambit's and lrsnash's "cliques" report);
 found here as the maximal cliques (networkx) of that graph with each side made complete.
 
 Vertices are enumerated exactly by a graph search over lexicographically feasible bases of
@@ -384,7 +384,7 @@ register(Concept(
             "extensive game) and the maximal Nash subsets, in exact arithmetic",
     certificate="each extreme equilibrium's best-response gains, exactly 0, by the independent "
                 "best-response path",
-    source="Avis, Rosenberg, Savani & von Stengel 2010 (lrsnash); von Stengel 2002, §2–3",
+    source="Avis, Rosenberg, Savani & von Stengel 2010 (lrsnash); von Stengel 2002",
     options=(
         Option("enumerate", bool, False, "list every extreme equilibrium (vertex enumeration)",
                flag="--all"),

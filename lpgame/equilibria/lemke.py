@@ -1,7 +1,8 @@
 """A Nash equilibrium of a two-player general-sum game: Lemke's algorithm on the sequence-form LCP.
 
 Formulation (Koller, Megiddo & von Stengel 1996, "Efficient computation of equilibria for extensive
-two-person games", GEB 14, §4; notes/farina-thesis.md §1.12, Lemma 12.2 with ε = 0 so R_i = I).
+two-person games", Games and Economic Behavior 14; notes/farina-thesis.md §1.12, Farina's Lemma 12.2
+with ε = 0 so R_i = I).
 With U_1, U_2 the sequence-form payoff matrices (u_i(x, y) = xᵀU_i y) and F_i x = f_i the treeplex
 constraints of player i (row 0: x[∅] = 1, one row per information set), a pair of realization
 plans (x, y) is a Nash equilibrium iff, with the best-response LP duals p, q (free),
@@ -24,9 +25,11 @@ Each leaf payoff is first shifted to be negative (u_i ← u_i − max u_i − 1 
 scale; (u_i − max u_i)/range − 1 in floating point). That changes u_i(x, y) by a constant over all
 plans (Σ_z p_c(z)·x[σ_1(z)]·y[σ_2(z)] = 1), so the equilibria are the same, and it makes U_1, U_2 ≤ 0:
 then zᵀMz = −xᵀ(U_1 + U_2)y ≥ 0 (M is copositive), and z ≥ 0, Mz ≥ 0, zᵀMz = 0 forces F_1x = 0,
-F_2y = 0, hence x = y = 0, and F_1ᵀp ≥ 0, F_2ᵀq ≥ 0, hence zᵀb = p[∅] + q[∅] ≥ 0. By Cottle, Pang
-& Stone (The Linear Complementarity Problem, 1992, Thm 4.4.13), Lemke's algorithm with any positive
-covering vector d and a lexicographic pivoting rule ends at a solution, never on a secondary ray.
+F_2y = 0, hence x = y = 0, and F_1ᵀp ≥ 0, F_2ᵀq ≥ 0, hence zᵀb = p[∅] + q[∅] ≥ 0. For copositive
+M with that property, Lemke's algorithm with any positive covering vector d and a lexicographic
+pivoting rule ends at a solution, never on a secondary ray (Cottle, Pang & Stone, The Linear
+Complementarity Problem, 1992, §4.4; on a ray (z*, z_0*) + λ(zʰ, 0) one gets zʰ ≥ 0, Mzʰ ≥ 0,
+zʰᵀMzʰ = 0 and zʰᵀb ≤ −z_0*·zʰᵀd < 0, a contradiction).
 
 Lemke's algorithm (Lemke 1965; Cottle, Pang & Stone §4.4): add an artificial z_0 ≥ 0 with column d,
 w = b + Mz + d z_0; start from w basic and bring in z_0 at the smallest value making w ≥ 0; then
@@ -39,8 +42,9 @@ The basis is kept as a dense inverse B⁻¹ with the right-hand side, an N × (N
 entering column B⁻¹(−M_{·j}) is computed from the sparse column of M): its memory is predicted and
 a game that does not fit is refused with :class:`~lpgame.errors.ModelTooLargeError`.
 
-* ``exact=True``: integer (fraction-free) pivoting of Edmonds and Bareiss, as in von Stengel's
-  "Computing equilibria for two-person games" (Handbook of Game Theory 3, 2002, §3.5): the data are
+* ``exact=True``: integer (fraction-free) pivoting of Edmonds and Bareiss, as described for
+  equilibrium computation in von Stengel's "Computing equilibria for two-person games" (Handbook of
+  Game Theory 3, 2002): the data are
   scaled to integers, the array holds det(B)·B⁻¹ (integers, by Cramer's rule), and a pivot on row r
   with entering column α (scaled) is  T_i ← (α_r T_i − α_i T_r) / det  for i ≠ r, det ← α_r, every
   division exact. Measured against the same path on Fractions (``lemke(..., fractions=True)``,
@@ -517,7 +521,7 @@ register(Concept(
             "sequence-form LCP",
     certificate="each player's best-response gain against the returned profile and their sum "
                 "(general-sum NashConv), by the independent best-response path",
-    source="Koller, Megiddo & von Stengel 1996 (GEB 14), §4; Farina 2023, Lemma 12.2 with ε = 0",
+    source="Koller, Megiddo & von Stengel 1996 (GEB 14); Farina 2023, Lemma 12.2 with ε = 0",
     options=(
         Option("lemke_start", tuple, None,
                "covering vector of Lemke's algorithm (N positive numbers, one per LCP row: x, y, "

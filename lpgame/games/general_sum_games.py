@@ -9,15 +9,16 @@ lpgame's enumeration and Gambit's ``enummixed``.
 * prisoners_dilemma: Axelrod's payoffs (The Evolution of Cooperation, 1984, ch. 1): R = 3 for
   mutual cooperation, T = 5 temptation, S = 0 sucker, P = 1 mutual defection. Defection
   strictly dominates: the unique equilibrium is (D, D), payoffs (1, 1).
-* stag_hunt: Rousseau's stag hunt with stag/stag = 4, hare = 3 whatever the other does, stag
-  alone = 0 (the payoffs of Skyrms, The Stag Hunt and the Evolution of Social Structure, 2004,
-  ch. 1). Three equilibria: (stag, stag) with (4, 4), (hare, hare) with (3, 3), and both hunting
-  stag with probability 3/4, with (3, 3).
+* stag_hunt: Rousseau's stag hunt (the game of Skyrms, The Stag Hunt and the Evolution of Social
+  Structure, 2004), with the common textbook payoffs stag together 4, hare 3 whatever the other
+  does, stag alone 0. Three equilibria: (stag, stag) with (4, 4), (hare, hare) with (3, 3), and
+  both hunting stag with probability 3/4, with (3, 3) (indifference: 4q = 3).
 * von_stengel_3x2: the nondegenerate 3 × 2 game A = [[3,3],[2,5],[0,6]], B = [[3,2],[2,6],[3,1]]
   of von Stengel, "Computing equilibria for two-person games" (Handbook of Game Theory 3, 2002,
-  §2.3). Three equilibria: ((1,0,0), (1,0)); ((4/5,1/5,0), (2/3,1/3)); ((0,1/3,2/3), (1/3,2/3)).
-* von_stengel_degenerate: the same game with B's top row (3, 2) replaced by (3, 3), the
-  degenerate variant of von Stengel 2002, §2.6: player 1's first strategy has two best responses,
+  the running example). Three equilibria: ((1,0,0), (1,0)); ((4/5,1/5,0), (2/3,1/3));
+  ((0,1/3,2/3), (1/3,2/3)).
+* von_stengel_degenerate: the same game with B's top row (3, 2) replaced by (3, 3), a degenerate
+  variant of the kind von Stengel 2002 discusses: player 1's first strategy has two best responses,
   so the textbook Lemke–Howson ratio test has ties (the path is not unique without a
   lexicographic rule, and a degenerate game may have infinitely many equilibria). Its equilibria
   are a segment, (1,0,0) against every y in conv{(1,0), (2/3,1/3)}, plus the isolated
@@ -56,14 +57,14 @@ def stag_hunt():
 
 
 @register("von_stengel_3x2", "von Stengel's nondegenerate 3x2 game (three equilibria)",
-          "von Stengel 2002, §2.3")
+          "von Stengel 2002")
 def von_stengel_3x2():
     return _bimatrix([[3, 3], [2, 5], [0, 6]], [[3, 2], [2, 6], [3, 1]],
                      [["T", "M", "B"], ["l", "r"]], "von_stengel_3x2")
 
 
 @register("von_stengel_degenerate", "Degenerate 3x2 game: a segment of equilibria, ties in "
-          "Lemke-Howson", "von Stengel 2002, §2.6")
+          "Lemke-Howson", "after von Stengel 2002")
 def von_stengel_degenerate():
     return _bimatrix([[3, 3], [2, 5], [0, 6]], [[3, 3], [2, 6], [3, 1]],
                      [["T", "M", "B"], ["l", "r"]], "von_stengel_degenerate")

@@ -1,7 +1,7 @@
 """Exact integer (fraction-free) pivoting and the lexicographic minimum-ratio test.
 
 Integer pivoting (Edmonds 1967; Bareiss 1968; as used for bimatrix games in von Stengel,
-"Computing equilibria for two-person games", Handbook of Game Theory 3, 2002, §3.5): a tableau of
+"Computing equilibria for two-person games", Handbook of Game Theory 3, 2002): a tableau of
 integers T = det(B)·B⁻¹[A | b], with det(B) the basis determinant, is kept integral by the update
 on pivot row r and entering column α (a column of T):
 
