@@ -115,7 +115,7 @@ def tree_case(tool: str, name: str, params: dict) -> dict:
     start = time.perf_counter()
     found = gbt.nash.lcp_solve(g, rational="rational" in tool).equilibria   # one, on a tree
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "value": float(found[0].payoff(g.players[0]))}
+    return {"seconds": seconds, "value": float(found[0].payoff(list(g.players)[0]))}
 
 
 def arithmetic_case(name: str, n: int = 0, fractions: bool = False) -> dict:
