@@ -14,9 +14,10 @@ faster).
   so generic): lpgame's vertex enumeration (exact), Gambit's ``enummixed_solve`` (rational and
   float), nashpy's ``vertex_enumeration`` and ``support_enumeration`` (floats). The counts of
   equilibria are printed for agreement.
-* ``one``: one equilibrium of the same kind of games: lpgame's Lemke on the sequence-form LCP
-  (exact integer pivoting, and float), Gambit's ``lcp_solve(stop_after=1)`` (rational, float; on
-  the strategic game: Lemke–Howson), nashpy's ``lemke_howson`` (float, first label).
+* ``one``: one equilibrium of random n × n games with payoffs 0..10^6 (generic): lpgame's Lemke on
+  the sequence-form LCP (exact integer pivoting, and float), Gambit's ``lcp_solve(stop_after=1)``
+  (rational, float; on the strategic game: Lemke–Howson), nashpy's ``lemke_howson`` (float, first
+  label).
 * ``tree``: one equilibrium of extensive games (Kuhn, Sheriff, Battleship, Leduc): lpgame's Lemke
   (exact, float) and Gambit's ``lcp_solve`` on the tree (its sequence-form LCP, which returns one
   equilibrium; rational, float).
@@ -37,6 +38,7 @@ if __package__ in (None, ""):        # run as a script: make the repository impo
 from benchmarks.isolated import run_isolated  # noqa: E402
 
 ALL_SIZES = (2, 4, 6, 8, 10, 12, 14, 16)
+GENERIC = 10 ** 6            # payoffs 0..10^6 for the "one" table: ties (degeneracy) improbable
 ONE_SIZES = (10, 20, 40, 80, 120, 160)
 TREES = (("kuhn_poker", {}), ("sheriff", {}), ("battleship", {}), ("leduc_poker", {}))
 ALL_TOOLS = ("lpgame enumeration", "gambit enummixed (rational)", "gambit enummixed (float)",
@@ -47,17 +49,17 @@ TREE_TOOLS = ("lpgame lemke (exact)", "lpgame lemke (float)", "gambit lcp (ratio
               "gambit lcp (float)")
 
 
-def random_bimatrix(n: int, seed: int):
+def random_bimatrix(n: int, seed: int, high: int = 100):
     import numpy as np
     rng = np.random.default_rng(seed)
-    return rng.integers(0, 100, (n, n)), rng.integers(0, 100, (n, n))
+    return rng.integers(0, high, (n, n)), rng.integers(0, high, (n, n))
 
 
 # ------------------------------------------------------------------------------ child cases
-def bimatrix_case(tool: str, n: int, seed: int = 0) -> dict:
+def bimatrix_case(tool: str, n: int, seed: int = 0, high: int = 100) -> dict:
     """One tool on one random n × n game; returns seconds and the number of equilibria."""
     import numpy as np
-    a, b = random_bimatrix(n, seed)
+    a, b = random_bimatrix(n, seed, high)
     if tool.startswith("lpgame"):
         from lpgame.game import NormalFormGame
         game = NormalFormGame(np.stack([a, b]).astype(object), name=f"random {n}x{n}")
@@ -197,7 +199,8 @@ def main(argv=None) -> None:
     if args.only in (None, "one"):
         sweep("one equilibrium of random n × n games", ONE_SIZES, ONE_TOOLS,
               "lpgame lemke (exact)",
-              lambda tool, n: run_isolated(f"{me}:bimatrix_case", {"tool": tool, "n": n}, limit),
+              lambda tool, n: run_isolated(f"{me}:bimatrix_case",
+                                           {"tool": tool, "n": n, "high": GENERIC}, limit),
               lambda n: f"{n}×{n}")
     if args.only in (None, "tree"):
         sweep("one equilibrium of extensive games (sequence-form LCP)", range(len(TREES)),
