@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpgame.analysis.exploitability import evaluate_plans_exact
+import lpgame
 from lpgame.compile import compile_game
 from lpgame.equilibria.lemke import lemke, sequence_form_lcp, solve_lemke
 from lpgame.errors import ConceptMismatchError, ModelTooLargeError, OptionError, SolverError
@@ -147,14 +147,9 @@ def test_exact_lemke_on_random_extensive_games_is_an_equilibrium_for_lpgame_and_
 def test_gambit_lcp_equilibrium_is_certified_by_lpgame(game):
     g = gambit_game(game)
     profile = gbt.nash.lcp_solve(g, rational=True).equilibria[0]
-    sf = compile_game(game)
-    behaviours = []
-    for i, player in enumerate(g.players):
-        strategy = {infoset.label: {a.label: Fraction(str(profile[a])) for a in infoset.actions}
-                    for infoset in player.infosets}
-        behaviours.append(sf.behaviour_from_dict_exact(i, strategy))
-    plans = [sf.plan_from_behaviour_exact(i, b) for i, b in enumerate(behaviours)]
-    assert evaluate_plans_exact(sf, plans).nash_conv == 0
+    strategies = [{infoset.label: {a.label: Fraction(str(profile[a])) for a in infoset.actions}
+                   for infoset in player.infosets} for player in g.players]
+    assert lpgame.evaluate(game, strategies, exact=True).nash_conv == 0
 
 
 @SETTINGS
