@@ -96,10 +96,11 @@ from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm
 
-#: Bytes per entry of the dense basis inverse (with the temporaries of one pivot): float64, and
-#: Python integers of exact mode (an int object of a few hundred bits plus its pointer, measured
-#: with tracemalloc on Kuhn poker's and random games' tableaux, ×2 for the pivot's temporaries).
-BYTES_PER_TABLEAU_ENTRY = {False: 24, True: 240}
+#: Bytes per entry of the dense basis inverse, temporaries of a pivot included. Peak measured with
+#: tracemalloc over whole runs: float64 27–44 bytes per entry (Sheriff(3,2,2) N = 236, Kuhn N = 54,
+#: a random 30 × 30 game N = 70); exact integers 54–140 (the most for payoffs up to 10^6, whose
+#: minors grow longest). The limits keep a margin over both.
+BYTES_PER_TABLEAU_ENTRY = {False: 48, True: 240}
 
 #: Relative tolerance of the floating-point ratio test and of the final NashConv check.
 FLOAT_PIVOT_TOLERANCE = 1e-9
