@@ -20,8 +20,6 @@ so pivoting paths are well defined and finite on degenerate problems.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 
@@ -53,10 +51,16 @@ def lexmin_row(table: np.ndarray, candidates: np.ndarray, denominators, key_colu
     denominators = np.asarray(denominators)
     for depth, k in enumerate(key_columns):
         num = table[candidates, k]
-        if exact:
-            ratios = [Fraction(a) / d for a, d in zip(num.tolist(), denominators.tolist())]
-            best = min(ratios)
-            keep = np.array([r == best for r in ratios])
+        if exact:           # compare a_i / d_i by cross-multiplication (d_i > 0): no gcds
+            nums, dens = num.tolist(), denominators.tolist()
+            if not any(nums):
+                keep = np.ones(len(nums), dtype=bool)
+            else:
+                b = 0
+                for i in range(1, len(nums)):
+                    if nums[i] * dens[b] < nums[b] * dens[i]:
+                        b = i
+                keep = np.array([a * dens[b] == nums[b] * d for a, d in zip(nums, dens)])
         else:
             ratios = num.astype(float) / denominators.astype(float)
             best = ratios.min()
