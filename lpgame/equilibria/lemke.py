@@ -332,7 +332,7 @@ def lemke(lcp: SequenceFormLCP, covering=None, max_pivots: int | None = None,
     d = _covering_vector(lcp, covering)
     tab = _Tableau(lcp, d, fractions)
     z0 = 2 * n
-    max_pivots = max_pivots if max_pivots is not None else 100 * n + 1000
+    max_pivots = max_pivots if max_pivots is not None else 1000 * n + 10_000
     b = lcp.b
     if all(v >= 0 for v in b.tolist()):          # z = 0 solves it (cannot happen here: b[p⁻∅] < 0)
         zero = [Fraction(0)] * n if lcp.exact else np.zeros(n)
@@ -528,7 +528,7 @@ register(Concept(
                "covering vector of Lemke's algorithm (N positive numbers, one per LCP row: x, y, "
                "p+, p-, q+, q-); default all ones"),
         Option("max_pivots", int, None, "stop with an error after this many pivots "
-                                        "(default 100·N + 1000)"),
+                                        "(default 1000·N + 10,000)"),
     ),
     certify_plans=certify_nash_plans,
 ))
