@@ -351,3 +351,22 @@ def test_opponent_modelling_notebook():
     assert summary["full_epsilon"] == pytest.approx(1 / 9, abs=1e-6)
     assert summary["security_value"] == pytest.approx(
         float(lpgame.solve(lpgame.games.make("kuhn_poker"), exact=True).value), abs=1e-9)
+
+
+# ---------------------------------------------------------------------------------------- notebook 7
+def test_general_sum_equilibria_notebook():
+    summary = run_notebook("07_general_sum_equilibria.ipynb")
+    # von Stengel (2002), the running 3 × 2 example: its three equilibria
+    third = Fraction(1, 3)
+    known = {((1, 0, 0), (1, 0)), ((Fraction(4, 5), Fraction(1, 5), 0), (2 * third, third)),
+             ((0, third, 2 * third), (third, 2 * third))}
+    listed = {tuple(tuple(_fraction(p) for p in s) for s in e) for e in summary["equilibria"]}
+    assert listed == known
+    x, y = ([_fraction(p) for p in s] for s in summary["lemke_profile"])
+    assert x[0] == 1 and y[0] == 1 and (tuple(x[1:]), tuple(y[1:])) in known
+    assert summary["lemke_nash_conv"] == "0" and summary["lemke_pivots"] > 1
+    # the degenerate variant: a segment (two extreme equilibria) and an isolated one
+    assert sorted(summary["degenerate_subsets"]) == [1, 2]
+    # Chicken: the mixed equilibrium pays 14/3 each; the best CE 10.5 (notebook 3)
+    assert _fraction(summary["chicken_best_nash_welfare"]) == Fraction(28, 3)
+    assert summary["chicken_best_ce_welfare"] == pytest.approx(10.5, abs=1e-9)
