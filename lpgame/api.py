@@ -19,45 +19,18 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
 from lpgame.analysis.best_response import best_response, best_response_value_exact
 from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
 from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError, SolverTimeLimitError
-from lpgame.game import GameRules, NormalFormGame, expand
-from lpgame.game.tree import IndexedGame
+from lpgame.compile import as_game, compile_game  # noqa: F401  (public names of lpgame.api)
 from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm
 
 CONCEPTS = ("nash", "maximin", "ce", "cce", "efce", "efcce", "nfcce")
 ALGORITHMS = ("lp", "double_oracle")
-
-
-def as_game(game) -> IndexedGame:
-    """A game with a flat index (a :class:`~lpgame.game.Game` or a structured game) from a Game,
-    NormalFormGame, rules object, catalog name or game file path."""
-    if isinstance(game, IndexedGame):
-        return game
-    if isinstance(game, NormalFormGame):
-        return game.to_extensive()
-    if isinstance(game, (str, Path)):
-        from lpgame.games import load
-        return as_game(load(str(game)))
-    if isinstance(game, GameRules):
-        return expand(game)
-    from lpgame.abstraction.ordered_game import OrderedSignalGame
-    if isinstance(game, OrderedSignalGame):
-        return game.compile()   # refuses (ModelTooLargeError) games too large, e.g. Rhode Island
-    raise InvalidGameError(f"cannot make a game out of {type(game).__name__}")
-
-
-def compile_game(game) -> SequenceForm:
-    """The sequence form of anything :func:`as_game` accepts."""
-    if isinstance(game, SequenceForm):
-        return game
-    return SequenceForm.from_game(as_game(game))
 
 
 def solve(game, concept: str = "nash", exact: bool = False, backend: str = "highs",

@@ -69,7 +69,8 @@ class Option:
 
     ``type`` is ``bool``, ``int``, ``float``, ``str``, ``tuple`` (a comma-separated list on the
     command line) or ``object`` (anything; ``parse`` turns the command-line string into a value).
-    ``choices`` restricts a ``str`` option. ``cli=False`` keeps it off the command line.
+    ``choices`` restricts a ``str`` option. ``cli=False`` keeps it off the command line; ``flag``
+    names its command-line flag when the default (``--`` + name with dashes) does not fit.
     """
 
     name: str
@@ -79,6 +80,13 @@ class Option:
     choices: tuple | None = None
     parse: Callable[[str], object] | None = None
     cli: bool = True
+    flag: str | None = None
+
+    @property
+    def cli_flag(self) -> str:
+        """The command-line flag: ``flag`` when given (``--all``), else ``--`` + the name with
+        dashes (``max_profiles`` → ``--max-profiles``)."""
+        return self.flag or "--" + self.name.replace("_", "-")
 
     def check(self, value, concept: str):
         """``value`` converted to this option's type, or :class:`OptionError` naming it."""

@@ -330,7 +330,7 @@ def as_strategic_form(game, max_profiles: int = DEFAULT_MAX_PROFILES) -> Strateg
         return game
     if isinstance(game, NormalFormGame):
         return StrategicForm.from_normal_form(game)
-    from lpgame.api import compile_game
+    from lpgame.compile import compile_game
     return reduced_normal_form(compile_game(game), max_profiles=max_profiles)
 
 

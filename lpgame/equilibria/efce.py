@@ -493,7 +493,7 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
     The result is ``exact`` when the game is triangle-free (then V = Ξ), otherwise an upper bound.
     """
     from lpgame.analysis.correlated_gaps import efcce_gap, efce_gap, nfcce_gap
-    from lpgame.api import compile_game
+    from lpgame.compile import compile_game
 
     if concept not in PLAN_CONCEPTS:
         raise LpgameError(f"unknown correlation-plan concept {concept!r}; choose one of "
