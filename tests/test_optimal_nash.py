@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from lpgame.compile import compile_game
-from lpgame.equilibria.correlated import reduced_normal_form, solve_correlated
+from lpgame.equilibria.correlated import count_reduced_plans, reduced_normal_form, solve_correlated
 from lpgame.equilibria.optimal_nash import nash_milp, solve_optimal_nash
 from lpgame.errors import ConceptMismatchError, OptionError, SolverTimeLimitError
 from lpgame.game import Game, NormalFormGame
@@ -78,9 +78,25 @@ def general_sum_games(draw, max_depth: int = 3) -> Game:
     return Game(graph, 2, root=0, name="random general-sum game")
 
 
-def gambit_extreme_equilibrium_payoffs(A: np.ndarray, B: np.ndarray) -> list[tuple[Fraction, ...]]:
-    """Both players' payoffs at every extreme equilibrium, by Gambit's enummixed (rational)."""
-    game = gbt.Game.from_arrays(A.astype(int), B.astype(int))
+MAX_PROFILES = 150
+"""Largest reduced normal form (joint pure profiles) handed to Gambit's enumeration in a test."""
+
+
+def small_reduced_normal_form(sf):
+    """The reduced normal form with its payoffs × 36 (integers), or a skipped example when it has
+    more than :data:`MAX_PROFILES` profiles."""
+    assume(count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) <= MAX_PROFILES)
+    form = reduced_normal_form(sf, max_profiles=MAX_PROFILES)
+    scaled = np.rint(form.payoffs * CHANCE_DENOMINATOR)
+    assert np.allclose(scaled, form.payoffs * CHANCE_DENOMINATOR, atol=1e-9)
+    return scaled.astype(int)
+
+
+def gambit_extreme_equilibrium_payoffs(row: np.ndarray, column: np.ndarray
+                                       ) -> list[tuple[Fraction, ...]]:
+    """Both players' payoffs at every extreme equilibrium, by Gambit's enummixed (rational);
+    ``row``/``column``: the two players' integer payoff matrices."""
+    game = gbt.Game.from_arrays(row.astype(int), column.astype(int))
     players = list(game.players)
     result = gbt.nash.enummixed_solve(game, rational=True)
     return [tuple(Fraction(str(eq.payoff(p))) for p in players) for eq in result.equilibria]
@@ -92,10 +108,7 @@ def test_milp_optimum_is_the_best_welfare_over_gambits_extreme_equilibria(game):
     """Best and worst welfare of the MILP = max and min welfare over all extreme equilibria of the
     reduced normal form (Gambit), to 1e-9; the returned profile is certified an equilibrium."""
     sf = compile_game(game)
-    form = reduced_normal_form(sf, max_profiles=400)
-    assume(form.payoffs.shape[1] * form.payoffs.shape[2] <= 400)
-    scaled = np.rint(form.payoffs * CHANCE_DENOMINATOR)
-    assert np.allclose(scaled, form.payoffs * CHANCE_DENOMINATOR, atol=1e-9)
+    scaled = small_reduced_normal_form(sf)
     welfare = [Fraction(sum(p), CHANCE_DENOMINATOR)
                for p in gambit_extreme_equilibrium_payoffs(scaled[0], scaled[1])]
     best = solve_optimal_nash(sf, "welfare")
@@ -122,8 +135,8 @@ def test_exact_mode_certifies_nashconv_zero_and_agrees_with_floats(game, objecti
     assert abs(float(value) - sum(wi * v for wi, v in zip(w, floats.values))) <= 1e-9
 
 
-def nashpy_equilibria(A, B) -> list[tuple[float, float]]:
-    game = nashpy.Game(np.asarray(A, dtype=float), np.asarray(B, dtype=float))
+def nashpy_equilibria(row, column) -> list[tuple[float, float]]:
+    game = nashpy.Game(np.asarray(row, dtype=float), np.asarray(column, dtype=float))
     return [(float(x @ game.payoff_matrices[0] @ y), float(x @ game.payoff_matrices[1] @ y))
             for x, y in game.support_enumeration()]
 

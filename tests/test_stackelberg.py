@@ -11,22 +11,31 @@ independent best-response certificate (the follower gains nothing by deviating).
 
 from __future__ import annotations
 
+import importlib.util
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_optimal_nash import general_sum_games
 
 from lpgame.compile import compile_game
-from lpgame.equilibria.correlated import reduced_normal_form
 from lpgame.equilibria.stackelberg import solve_stackelberg, stackelberg_milp
 from lpgame.errors import ConceptMismatchError, OptionError
 from lpgame.game import NormalFormGame
 from lpgame.games import make
 
 gbt = pytest.importorskip("pygambit")
+
+# the random general-sum games of test_optimal_nash (pytest's importlib mode: loaded by path)
+_spec = importlib.util.spec_from_file_location("optimal_nash_tests",
+                                               Path(__file__).with_name("test_optimal_nash.py"))
+_shared = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_shared)
+CHANCE_DENOMINATOR = _shared.CHANCE_DENOMINATOR
+general_sum_games = _shared.general_sum_games
+small_reduced_normal_form = _shared.small_reduced_normal_form
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -66,15 +75,14 @@ def test_sequence_form_milp_equals_the_lps_on_the_reduced_normal_form(game, lead
     """Committing to a realization plan is committing to a mixed reduced plan (Kuhn's theorem):
     the MILP on the tree and Conitzer–Sandholm's LPs on the reduced normal form agree, exactly."""
     sf = compile_game(game)
-    form = reduced_normal_form(sf, max_profiles=400)
-    assume(form.payoffs.shape[1] * form.payoffs.shape[2] <= 400)
-    scaled = np.rint(form.payoffs * 36).astype(int)     # exact: chance splits 1/2 or 1/3, twice
+    scaled = small_reduced_normal_form(sf)      # × 36: exact integers
     normal = NormalFormGame(np.array(scaled, dtype=object), name="reduced normal form")
     tree = solve_stackelberg(sf, leader=leader, exact=True)
     lps = solve_stackelberg(normal, leader=leader, exact=True)
     assert tree.certificate.exact and tree.certificate.extra["follower_best_response_gain"] == 0
     assert lps.certificate.extra["follower_best_response_gain"] == 0
-    assert Fraction(tree.extra["leader_value"]) * 36 == Fraction(lps.extra["leader_value"])
+    assert Fraction(tree.extra["leader_value"]) * CHANCE_DENOMINATOR == Fraction(
+        lps.extra["leader_value"])
 
 
 def test_textbook_commitment_example():
