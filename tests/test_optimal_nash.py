@@ -19,7 +19,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from lpgame.compile import compile_game
-from lpgame.equilibria.correlated import count_reduced_plans, reduced_normal_form, solve_correlated
+from lpgame.equilibria.correlated import (
+    count_reduced_plans,
+    reduced_normal_form,
+    solve_normal_form,
+)
 from lpgame.equilibria.optimal_nash import nash_milp, solve_optimal_nash
 from lpgame.errors import ConceptMismatchError, OptionError, SolverTimeLimitError
 from lpgame.game import Game, NormalFormGame
@@ -149,9 +153,10 @@ def test_chicken_best_nash_welfare_beside_the_max_welfare_ce():
     peers = nashpy_equilibria(game.payoffs[0], game.payoffs[1])
     assert sum(best.values) == Fraction(28, 3)
     assert float(sum(best.values)) == pytest.approx(max(u + v for u, v in peers), abs=1e-9)
-    ce = solve_correlated(game, "ce", objective="welfare")
+    ce = solve_normal_form(game, "ce", objective="welfare")
     assert ce.objective == pytest.approx(10.5, abs=1e-9)
     assert sum(best.values) < ce.objective
+    assert best.extra["correlated_beside"]["objective_value"] == pytest.approx(10.5, abs=1e-9)
     worst = solve_optimal_nash(compile_game(game), "welfare", worst=True, exact=True)
     assert sum(worst.values) == 9 == min(u + v for u, v in peers)
 

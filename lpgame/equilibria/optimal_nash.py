@@ -57,11 +57,17 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.equilibria.certified_profile import certify_profile, support_labels
 from lpgame.equilibria.correlated import objective_name, objective_weights
+from lpgame.equilibria.profiles import (
+    behaviours,
+    nash_certificate,
+    plans_from_behaviours,
+    strategies_and_unreached,
+)
 from lpgame.errors import ConceptMismatchError, ExactCheckError, LpgameError, OptionError, SolverError
 from lpgame.lp import LPSolution, solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
+from lpgame.lp.solution import solver_report
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm
@@ -70,6 +76,10 @@ SUPPORT_THRESHOLD = 0.5
 """A binary above this counts as 1 when the support is read from the MILP."""
 DEFAULT_MIP_GAP = 0.0
 """Relative MIP gap at which HiGHS stops by default: 0, a proven optimum (HiGHS's own is 1e-4)."""
+CE_BESIDE_MAX_PROFILES = 20_000
+"""Up to this many joint reduced plans, the optimal correlated equilibrium (CE) for the same
+objective is solved too and shown beside the Nash optimum (every Nash equilibrium is a CE, so it
+bounds the Nash optimum: max-welfare CE ≥ best Nash welfare)."""
 MIP_TOLERANCES = {"mip_feasibility_tolerance": 1e-9, "mip_abs_gap": 1e-12}
 """HiGHS options of the MILP: tight feasibility, so that b = 1 really forces a regret of 0."""
 
@@ -153,6 +163,34 @@ def nash_milp(sf: SequenceForm, weights, worst: bool = False, exact: bool = Fals
     return NashMILP(lp, big_m, weights)
 
 
+@dataclass(kw_only=True)
+class NotedResult(Result):
+    """A profile result whose report opens with the concept's own lines (``extra["notes"]``: the
+    objective and its optimum, the MILP's status, gap and bound, a partial answer's label). It is
+    a ``"profile"`` result in JSON (read back as :class:`~lpgame.result.Result`, notes kept)."""
+
+    def body_lines(self, names: list[str], **options) -> list[str]:
+        return [str(note) for note in self.extra.get("notes", [])] + super().body_lines(names,
+                                                                                         **options)
+
+
+def certify_profile(sf: SequenceForm, plans: list, exact: bool):
+    """(strategies, unreached, plans rebuilt from the strategies, evaluation) of ``plans``
+    (:mod:`lpgame.equilibria.profiles`: what the user gets is what is certified)."""
+    pairs = behaviours(sf, plans, exact)
+    strategies, unreached = strategies_and_unreached(sf, pairs)
+    rebuilt = plans_from_behaviours(sf, pairs, exact)
+    evaluation, _ = nash_certificate(sf, rebuilt, exact)
+    return strategies, unreached, rebuilt, evaluation
+
+
+def support_labels(sf: SequenceForm, player: int, plan, tol: float = 1e-9) -> list[str]:
+    """Labels of the player's sequences played with positive probability (∅ left out)."""
+    p = sf.players[player]
+    values = np.asarray([float(v) for v in plan])
+    return [p.sequence_label(s) for s in np.flatnonzero(values > tol).tolist() if s != 0]
+
+
 def parse_objective(text: str):
     """The command-line value of ``--objective``: ``welfare``, ``player1``, ``player2`` or
     ``w1,w2`` (kept as text; :func:`~lpgame.equilibria.correlated.objective_weights` reads it)."""
@@ -204,8 +242,7 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
     if polish is None:     # the support LP failed in floating point: keep the MILP's point
         plans = [np.clip(mip.values("x"), 0.0, None), np.clip(mip.values("y"), 0.0, None)]
         objective_value = mip.objective
-    profile = certify_profile(sf, plans, exact)
-    ev = profile.evaluation
+    strategies, unreached, plans, ev = certify_profile(sf, plans, exact)
     if exact and ev.nash_conv != 0:
         raise ExactCheckError(f"exact mode: the support LP's profile has exact NashConv "
                               f"{ev.nash_conv}, not 0")
@@ -223,7 +260,7 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         "big_m": list(milp.big_m),
         "big_m_rule": "M_i = max_z u_i(z) − min_z u_i(z), player i's payoff range (bounds every "
                       "regret of a best-response value)",
-        "support": [support_labels(sf, i, profile.plans[i]) for i in range(2)],
+        "support": [support_labels(sf, i, plans[i]) for i in range(2)],
         "polished": polish is not None,
     }
     if partial:
@@ -232,13 +269,19 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
                            f"{'equilibrium' if not worst else 'worst equilibrium'} has objective at "
                            f"{'most' if not worst else 'least'} {mip.info.get('mip_dual_bound')}")
     cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
-    return Result(
-        game=sf.game.name, concept="nash", value=ev.values[0], values=list(ev.values),
-        strategies=profile.strategies, certificate=cert, size=milp.lp.size(),
+    beside = correlated_beside(sf, weights, worst)
+    if beside is not None:
+        extra["correlated_beside"] = beside
+    extra["notes"] = _notes(extra, worst)
+    return NotedResult(
+        game=sf.game.name, concept="nash", variant="optimal", value=ev.values[0],
+        values=list(ev.values), strategies=strategies, certificate=cert, size=milp.lp.size(),
         seconds={"solve": mip.seconds + (polish.seconds if polish is not None else 0.0),
                  "milp": mip.seconds, "total": time.perf_counter() - start},
-        backend=backend, exact=exact, unreached=profile.unreached, extra=extra,
-        plans=profile.plans, lp=milp.lp)
+        backend=backend, exact=exact, unreached=unreached, extra=extra, plans=plans, lp=milp.lp,
+        solver=solver_report(polish, exact, name="highs-mip", mip_gap=mip.info.get("mip_gap"),
+                             then=("the LP with the MILP's support fixed" if polish is not None
+                                   else None)))
 
 
 def _solve_support_lp(sf: SequenceForm, weights, worst: bool, exact: bool, support, options: dict
@@ -262,6 +305,39 @@ def _solve_support_lp(sf: SequenceForm, weights, worst: bool, exact: bool, suppo
         return None, None, None
     plans = [np.clip(solution.values("x"), 0.0, None), np.clip(solution.values("y"), 0.0, None)]
     return solution, plans, solution.objective
+
+
+def correlated_beside(sf: SequenceForm, weights, worst: bool) -> dict | None:
+    """The optimal CE's objective for the same weights (the worst CE with ``worst``), on the normal
+    form or the reduced normal form, where it has at most :data:`CE_BESIDE_MAX_PROFILES` joint
+    plans; None otherwise (:func:`lpgame.equilibria.correlated.solve_normal_form`)."""
+    from lpgame.equilibria.correlated import count_reduced_plans, solve_normal_form
+
+    if count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) > CE_BESIDE_MAX_PROFILES:
+        return None
+    sign = -1.0 if worst else 1.0
+    ce = solve_normal_form(sf, "ce", objective=[sign * w for w in weights])
+    bound = "lower" if worst else "upper"
+    return {"concept": "ce", "objective_value": sign * float(ce.objective),
+            "meaning": f"{'worst' if worst else 'best'} correlated equilibrium for the same "
+                       f"objective: a {bound} bound on every Nash equilibrium's"}
+
+
+def _notes(extra: dict, worst: bool) -> list[str]:
+    milp = extra["milp"]
+    which = "worst" if worst else "best"
+    lines = [f"{which} Nash equilibrium for objective {extra['objective']} (weights "
+             f"{', '.join(f'{w:g}' for w in extra['weights'])}): {extra['objective_value']}",
+             f"MILP: {milp['status']}, MIP gap {milp['mip_gap']:.3g}, bound {milp['dual_bound']:.9g}, "
+             f"{milp['nodes']} nodes; big-M = payoff ranges {', '.join(f'{m:g}' for m in extra['big_m'])}"]
+    beside = extra.get("correlated_beside")
+    if beside is not None:
+        lines.append(f"beside it, the {'worst' if worst else 'best'} correlated equilibrium (ce) for "
+                     f"the same objective: {beside['objective_value']:.9g}")
+    if "status" in extra:
+        lines.append(extra["status"].upper() if extra["status"].startswith("partial") else
+                     extra["status"])
+    return lines
 
 
 def _number(value):

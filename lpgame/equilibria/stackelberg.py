@@ -47,11 +47,12 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.equilibria.certified_profile import certify_profile
 from lpgame.equilibria.optimal_nash import (
     DEFAULT_MIP_GAP,
     MIP_TOLERANCES,
     SUPPORT_THRESHOLD,
+    NotedResult,
+    certify_profile,
     check_two_players,
     payoff_ranges,
 )
@@ -61,7 +62,7 @@ from lpgame.lp import solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.rational import RationalMatrix
 from lpgame.registry import Concept, Option, register
-from lpgame.result import Certificate, Result
+from lpgame.result import Certificate, Result  # noqa: F401  (Result: the return type)
 from lpgame.sequence_form import SequenceForm
 
 METHODS = ("multiple_lps", "milp")
@@ -333,8 +334,7 @@ def solve_stackelberg(game, leader: int = 1, method: str | None = None, exact: b
     else:
         plans, leader_value, details, milp = stackelberg_extensive(sf, lead, exact, mip_gap,
                                                                    **options)
-    profile = certify_profile(sf, plans, exact)
-    ev = profile.evaluation
+    strategies, unreached, plans, ev = certify_profile(sf, plans, exact)
     follower_gain = ev.best_response_gain[1 - lead]
     if exact and (follower_gain != 0 or ev.values[lead] != leader_value):
         raise ExactCheckError(f"exact mode: the follower gains {follower_gain} by deviating and "
@@ -342,18 +342,28 @@ def solve_stackelberg(game, leader: int = 1, method: str | None = None, exact: b
                               f"{leader_value}")
     cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact,
                        extra={"follower_best_response_gain": follower_gain,
-                              "leader_value": ev.values[lead]})
+                              "leader_value": ev.values[lead]},
+                       gain=follower_gain,
+                       deviations="the follower's best responses to the leader's commitment "
+                                  "(lpgame.analysis.best_response); nash_conv is informative only")
     extra = {"leader": leader, "follower": 3 - leader,
              "leader_value": _number(ev.values[lead]), "follower_value": _number(ev.values[1 - lead]),
-             "commitment_strategies": [profile.strategies[lead]],
-             "follower_response": profile.strategies[1 - lead], **details}
+             "commitment_strategies": [strategies[lead]],
+             "follower_response": strategies[1 - lead], **details}
     size = milp.size() if milp is not None else {"lps": details["lps"]}
-    return Result(
-        game=sf.game.name, concept="stackelberg", value=ev.values[0], values=list(ev.values),
-        strategies=profile.strategies, certificate=cert, size=size,
+    solver = {"name": "highs-mip" if milp is not None else "highs", "backend": "highs",
+              "crossover": None, "tolerance": None, "exact_certification": exact,
+              "method": details["method"]}
+    extra["notes"] = [f"leader: player {leader} commits; leader's value {extra['leader_value']}, "
+                      f"follower's value {extra['follower_value']} (method {details['method']})"]
+    if "status" in details:
+        extra["notes"].append(details["status"].upper())
+    return NotedResult(
+        game=sf.game.name, concept="stackelberg", variant="strong", value=ev.values[0],
+        values=list(ev.values), strategies=strategies, certificate=cert, size=size,
         seconds={"solve": details["seconds"], "total": time.perf_counter() - start},
-        backend=backend, exact=exact, unreached=profile.unreached, extra=extra,
-        plans=profile.plans, lp=milp)
+        backend=backend, exact=exact, unreached=unreached, extra=extra, plans=plans, lp=milp,
+        solver=solver)
 
 
 def _number(value):
@@ -367,7 +377,7 @@ def _solve_registered(game, *, exact: bool = False, backend: str = "highs", lead
 
 
 register(Concept(
-    name="stackelberg", games=("general_sum",), solve=_solve_registered,
+    name="stackelberg", variant="strong", games=("general_sum",), solve=_solve_registered,
     summary="strong Stackelberg equilibrium: the leader's optimal commitment and the follower's "
             "best response (ties broken for the leader)",
     certificate="the follower's best-response gain against the commitment (0; exactly 0 in exact "
