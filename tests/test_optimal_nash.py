@@ -32,7 +32,7 @@ from lpgame.games import make
 gbt = pytest.importorskip("pygambit")
 nashpy = pytest.importorskip("nashpy")
 
-SETTINGS = settings(max_examples=25, deadline=None,
+SETTINGS = settings(max_examples=20, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 CHANCE_DENOMINATOR = 36     # chance nodes split 1/2 or 1/3, at most two on a path
 
@@ -82,7 +82,7 @@ def general_sum_games(draw, max_depth: int = 3) -> Game:
     return Game(graph, 2, root=0, name="random general-sum game")
 
 
-MAX_PROFILES = 150
+MAX_PROFILES = 64
 """Largest reduced normal form (joint pure profiles) handed to Gambit's enumeration in a test."""
 
 
@@ -115,8 +115,8 @@ def test_milp_optimum_is_the_best_welfare_over_gambits_extreme_equilibria(game):
     scaled = small_reduced_normal_form(sf)
     welfare = [Fraction(sum(p), CHANCE_DENOMINATOR)
                for p in gambit_extreme_equilibrium_payoffs(scaled[0], scaled[1])]
-    best = solve_optimal_nash(sf, "welfare")
-    worst = solve_optimal_nash(sf, "welfare", worst=True)
+    best = solve_optimal_nash(sf, "welfare", beside_ce=False)
+    worst = solve_optimal_nash(sf, "welfare", worst=True, beside_ce=False)
     assert abs(sum(best.values) - float(max(welfare))) <= 1e-9
     assert abs(sum(worst.values) - float(min(welfare))) <= 1e-9
     for r in (best, worst):
@@ -129,8 +129,8 @@ def test_milp_optimum_is_the_best_welfare_over_gambits_extreme_equilibria(game):
 @given(general_sum_games(max_depth=3), st.sampled_from(["player1", "player2", "1,2"]))
 def test_exact_mode_certifies_nashconv_zero_and_agrees_with_floats(game, objective):
     sf = compile_game(game)
-    exact = solve_optimal_nash(sf, objective, exact=True)
-    floats = solve_optimal_nash(sf, objective)
+    exact = solve_optimal_nash(sf, objective, exact=True, beside_ce=False)
+    floats = solve_optimal_nash(sf, objective, beside_ce=False)
     assert exact.certificate.exact and exact.certificate.nash_conv == 0
     assert all(isinstance(v, Fraction) for v in exact.values)
     w = exact.extra["weights"]
@@ -171,8 +171,8 @@ def test_bimatrix_objectives_against_nashpy_vertex_enumeration(m, n, data):
     payoffs = gambit_extreme_equilibrium_payoffs(A, B)
     sf = compile_game(NormalFormGame(np.stack([A, B])))
     for k in range(2):
-        best = solve_optimal_nash(sf, f"player{k + 1}")
-        worst = solve_optimal_nash(sf, f"player{k + 1}", worst=True)
+        best = solve_optimal_nash(sf, f"player{k + 1}", beside_ce=False)
+        worst = solve_optimal_nash(sf, f"player{k + 1}", worst=True, beside_ce=False)
         assert best.values[k] == pytest.approx(float(max(p[k] for p in payoffs)), abs=1e-9)
         assert worst.values[k] == pytest.approx(float(min(p[k] for p in payoffs)), abs=1e-9)
 

@@ -218,10 +218,12 @@ def _solver_options(options: dict) -> dict:
 
 def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = False,
                        exact: bool = False, backend: str = "highs", mip_gap: float | None = None,
-                       **options) -> Result:
+                       beside_ce: bool = True, **options) -> Result:
     """The optimal (``worst=True``: the worst) Nash equilibrium for ``objective`` (module
     docstring). Returns a :class:`~lpgame.result.Result` whose ``extra`` holds the objective, its
-    value, the MILP's gap and bound, the big-M constants and the support."""
+    value, the MILP's gap and bound, the big-M constants and the support; with ``beside_ce`` also
+    the optimal correlated equilibrium's objective for the same weights (:func:`correlated_beside`).
+    """
     start = time.perf_counter()
     check_two_players(sf, "optimal Nash equilibrium by MILP")
     if not isinstance(worst, bool):
@@ -269,7 +271,7 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
                            f"{'equilibrium' if not worst else 'worst equilibrium'} has objective at "
                            f"{'most' if not worst else 'least'} {mip.info.get('mip_dual_bound')}")
     cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
-    beside = correlated_beside(sf, weights, worst)
+    beside = correlated_beside(sf, weights, worst) if beside_ce else None
     if beside is not None:
         extra["correlated_beside"] = beside
     extra["notes"] = _notes(extra, worst)
