@@ -258,3 +258,20 @@ def test_time_limit_with_incumbent_returns_a_labelled_partial_equilibrium():
     assert milp["primal_bound"] <= milp["dual_bound"] and milp["mip_gap"] > 0
     assert r.certificate.nash_conv <= 1e-9          # the incumbent is still an equilibrium
     assert sum(r.values) == pytest.approx(milp["primal_bound"], abs=1e-6)
+
+
+# ------------------------------------------------------------------------------- through the registry
+def test_solve_dispatches_objective_to_the_optimal_variant():
+    import lpgame
+    r = lpgame.solve("battle_of_the_sexes", concept="nash", objective="welfare", worst=True,
+                     exact=True)
+    assert r.variant == "optimal" and r.values == [Fraction(2, 3), Fraction(2, 3)]
+    data = r.to_dict()
+    assert data["objective"] == "welfare" and data["worst"] is True
+    assert data["milp"]["status"] == "optimal" and data["big_m"] == [2.0, 2.0]
+    with pytest.raises(ConceptMismatchError):
+        lpgame.solve(make("kuhn_poker", players=3), concept="nash", objective="welfare")
+    with pytest.raises(OptionError):
+        lpgame.solve("chicken", concept="nash", objective="welfare", worst="yes")
+    with pytest.raises(OptionError):
+        lpgame.solve("chicken", concept="nash", objective=[1, 2, 3])

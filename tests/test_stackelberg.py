@@ -138,3 +138,14 @@ def test_three_players_refused():
 def test_bad_options(options):
     with pytest.raises(OptionError):
         solve_stackelberg(make("kuhn_poker"), **options)
+
+
+def test_solve_dispatches_stackelberg():
+    import lpgame
+    r = lpgame.solve("chicken", concept="stackelberg", leader=1, exact=True)
+    assert r.concept == "stackelberg" and r.extra["leader"] == 1 and r.certificate.gain == 0
+    assert r.values[0] >= 7      # at least the leader's best pure Nash payoff (D, C)
+    with pytest.raises(OptionError):
+        lpgame.solve("chicken", concept="stackelberg", leader="first")
+    with pytest.raises(ConceptMismatchError):
+        lpgame.solve(make("kuhn_poker", players=3), concept="stackelberg")

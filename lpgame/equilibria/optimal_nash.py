@@ -365,8 +365,9 @@ register(Concept(
     options=(
         Option("objective", object, None, "what the equilibrium optimises: welfare, player1, "
                "player2 or weights w1,w2", parse=parse_objective),
-        Option("worst", bool, False, "minimise the objective instead (the worst equilibrium: "
-               "with welfare, the price of anarchy's numerator)"),
+        Option("worst", bool, False, "minimise the objective instead: the worst equilibrium (with "
+               "welfare, the denominator of the price of anarchy; the best one gives the price "
+               "of stability's)"),
         Option("mip_gap", float, None, "relative MIP gap at which HiGHS stops (default 0: a "
                "proven optimum)"),
     ),
