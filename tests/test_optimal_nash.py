@@ -159,6 +159,12 @@ def test_chicken_best_nash_welfare_beside_the_max_welfare_ce():
     assert best.extra["correlated_beside"]["objective_value"] == pytest.approx(10.5, abs=1e-9)
     worst = solve_optimal_nash(compile_game(game), "welfare", worst=True, exact=True)
     assert sum(worst.values) == 9 == min(u + v for u, v in peers)
+    # the pair: the worst run reports the best too, the social optimum and the two prices
+    assert worst.extra["best_objective_value"] == "28/3"
+    optimum = float((game.payoffs[0] + game.payoffs[1]).max())       # (C, C): 12
+    assert worst.extra["social_optimum"] == optimum == 12
+    assert worst.extra["price_of_anarchy"] == pytest.approx(optimum / 9)
+    assert worst.extra["price_of_stability"] == pytest.approx(optimum / (28 / 3))
 
 
 @SETTINGS

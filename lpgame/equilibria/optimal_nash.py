@@ -218,13 +218,17 @@ def _solver_options(options: dict) -> dict:
 
 def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = False,
                        exact: bool = False, backend: str = "highs", mip_gap: float | None = None,
-                       beside_ce: bool = True, **options) -> Result:
+                       beside_ce: bool = True, pair: bool = True, **options) -> Result:
     """The optimal (``worst=True``: the worst) Nash equilibrium for ``objective`` (module
     docstring). Returns a :class:`~lpgame.result.Result` whose ``extra`` holds the objective, its
     value, the MILP's gap and bound, the big-M constants and the support; with ``beside_ce`` also
     the optimal correlated equilibrium's objective for the same weights (:func:`correlated_beside`).
+    With ``worst`` and ``pair``, the best equilibrium's objective is solved too and reported beside
+    the worst, with the social optimum and the prices of anarchy and stability where they are
+    defined (:func:`price_of_anarchy`).
     """
     start = time.perf_counter()
+    raw_options = dict(options)
     check_two_players(sf, "optimal Nash equilibrium by MILP")
     if not isinstance(worst, bool):
         raise OptionError(f"option 'worst' must be True or False; got {worst!r}")
@@ -271,6 +275,12 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
                            f"{'equilibrium' if not worst else 'worst equilibrium'} has objective at "
                            f"{'most' if not worst else 'least'} {mip.info.get('mip_dual_bound')}")
     cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
+    if worst and pair:
+        best = solve_optimal_nash(sf, objective, worst=False, exact=exact, backend=backend,
+                                  mip_gap=mip_gap, beside_ce=False, pair=False, **raw_options)
+        extra["best_objective_value"] = best.extra["objective_value"]
+        extra.update(price_of_anarchy(sf, weights, best.extra["objective_value"],
+                                      extra["objective_value"]))
     beside = correlated_beside(sf, weights, worst) if beside_ce else None
     if beside is not None:
         extra["correlated_beside"] = beside
@@ -309,6 +319,26 @@ def _solve_support_lp(sf: SequenceForm, weights, worst: bool, exact: bool, suppo
     return solution, plans, solution.objective
 
 
+def price_of_anarchy(sf: SequenceForm, weights, best, worst) -> dict:
+    """The social optimum max_{π_1, π_2} Σ_i w_i u_i(π) over pure (reduced) plan pairs, where the
+    reduced normal form has at most :data:`CE_BESIDE_MAX_PROFILES` joint plans (mixing cannot do
+    better), and, for the welfare objective with every quantity positive, the price of anarchy
+    optimum / worst equilibrium and the price of stability optimum / best equilibrium
+    (Koutsoupias & Papadimitriou 1999; Anshelevich et al. 2004). Empty where not computed."""
+    from lpgame.equilibria.correlated import count_reduced_plans, reduced_normal_form
+
+    if count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) > CE_BESIDE_MAX_PROFILES:
+        return {}
+    form = reduced_normal_form(sf, max_profiles=CE_BESIDE_MAX_PROFILES)
+    optimum = float(np.tensordot(np.asarray(weights, dtype=float), form.payoffs, axes=1).max())
+    out = {"social_optimum": optimum}
+    best_f, worst_f = float(Fraction(best)), float(Fraction(worst))
+    if np.all(np.asarray(weights) == 1) and min(optimum, best_f, worst_f) > 0:
+        out["price_of_anarchy"] = optimum / worst_f
+        out["price_of_stability"] = optimum / best_f
+    return out
+
+
 def correlated_beside(sf: SequenceForm, weights, worst: bool) -> dict | None:
     """The optimal CE's objective for the same weights (the worst CE with ``worst``), on the normal
     form or the reduced normal form, where it has at most :data:`CE_BESIDE_MAX_PROFILES` joint
@@ -332,6 +362,14 @@ def _notes(extra: dict, worst: bool) -> list[str]:
              f"{', '.join(f'{w:g}' for w in extra['weights'])}): {extra['objective_value']}",
              f"MILP: {milp['status']}, MIP gap {milp['mip_gap']:.3g}, bound {milp['dual_bound']:.9g}, "
              f"{milp['nodes']} nodes; big-M = payoff ranges {', '.join(f'{m:g}' for m in extra['big_m'])}"]
+    if "best_objective_value" in extra:
+        line = f"best Nash equilibrium for the same objective: {extra['best_objective_value']}"
+        if "social_optimum" in extra:
+            line += f"; social optimum (pure plans) {extra['social_optimum']:.9g}"
+        if "price_of_anarchy" in extra:
+            line += (f"; price of anarchy {extra['price_of_anarchy']:.9g}, price of stability "
+                     f"{extra['price_of_stability']:.9g}")
+        lines.append(line)
     beside = extra.get("correlated_beside")
     if beside is not None:
         lines.append(f"beside it, the {'worst' if worst else 'best'} correlated equilibrium (ce) for "
