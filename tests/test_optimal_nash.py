@@ -257,27 +257,22 @@ def test_time_limit_without_incumbent_raises_with_the_bound():
 
 
 def test_time_limit_with_incumbent_returns_a_labelled_partial_equilibrium():
-    r = solve_optimal_nash(compile_game(_hard_game()), "welfare", time_limit=2.0)
+    """HiGHS finds a first equilibrium at its root (about 0.3 s of CPU here) and proves the optimum
+    after about 6 s; the limits double from 0.5 s until one falls between (a loaded machine needs
+    more wall-clock seconds for the same work)."""
+    sf = compile_game(_hard_game())
+    for limit in (0.5, 1.0, 2.0, 4.0, 8.0):
+        try:
+            r = solve_optimal_nash(sf, "welfare", time_limit=limit, beside_ce=False)
+        except SolverTimeLimitError:
+            continue                       # no incumbent yet: a longer limit
+        break
+    else:
+        pytest.fail("HiGHS found no equilibrium within 8 s")
     milp = r.extra["milp"]
-    assert milp["status"] == "time_limit" and milp["partial"]
+    assert milp["status"] == "time_limit" and milp["partial"], "optimal before any time limit"
     assert r.extra["status"].startswith("partial")
     assert milp["primal_bound"] <= milp["dual_bound"] and milp["mip_gap"] > 0
     assert r.certificate.nash_conv <= 1e-9          # the incumbent is still an equilibrium
     assert sum(r.values) == pytest.approx(milp["primal_bound"], abs=1e-6)
-
-
-# ------------------------------------------------------------------------------- through the registry
-def test_solve_dispatches_objective_to_the_optimal_variant():
-    import lpgame
-    r = lpgame.solve("battle_of_the_sexes", concept="nash", objective="welfare", worst=True,
-                     exact=True)
-    assert r.variant == "optimal" and r.values == [Fraction(2, 3), Fraction(2, 3)]
-    data = r.to_dict()
-    assert data["objective"] == "welfare" and data["worst"] is True
-    assert data["milp"]["status"] == "optimal" and data["big_m"] == [2.0, 2.0]
-    with pytest.raises(ConceptMismatchError):
-        lpgame.solve(make("kuhn_poker", players=3), concept="nash", objective="welfare")
-    with pytest.raises(OptionError):
-        lpgame.solve("chicken", concept="nash", objective="welfare", worst="yes")
-    with pytest.raises(OptionError):
-        lpgame.solve("chicken", concept="nash", objective=[1, 2, 3])
+    assert any("PARTIAL" in note for note in r.extra["notes"])
