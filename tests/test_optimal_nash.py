@@ -276,3 +276,13 @@ def test_time_limit_with_incumbent_returns_a_labelled_partial_equilibrium():
     assert r.certificate.nash_conv <= 1e-9          # the incumbent is still an equilibrium
     assert sum(r.values) == pytest.approx(milp["primal_bound"], abs=1e-6)
     assert any("PARTIAL" in note for note in r.extra["notes"])
+
+
+def test_results_survive_json():
+    import json
+
+    from lpgame.result import SolveResult
+    r = solve_optimal_nash(compile_game(make("chicken")), "welfare", worst=True, exact=True)
+    data = json.loads(json.dumps(r.to_dict()))
+    back = SolveResult.from_dict(data)
+    assert back.values == r.values and back.to_dict() == data

@@ -149,3 +149,14 @@ def test_solve_dispatches_stackelberg():
         lpgame.solve("chicken", concept="stackelberg", leader="first")
     with pytest.raises(ConceptMismatchError):
         lpgame.solve(make("kuhn_poker", players=3), concept="stackelberg")
+
+
+def test_results_survive_json():
+    import json
+
+    from lpgame.result import SolveResult
+    for game, leader in (("chicken", 2), ("signaling_game", 1)):
+        r = solve_stackelberg(make(game), leader=leader, exact=True)
+        data = json.loads(json.dumps(r.to_dict()))
+        back = SolveResult.from_dict(data)
+        assert back.values == r.values and back.to_dict() == data

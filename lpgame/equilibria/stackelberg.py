@@ -158,7 +158,7 @@ def stackelberg_multiple_lps(game: NormalFormGame, leader: int, exact: bool = Fa
     details = {"method": "multiple_lps", "lps": n,
                "feasible_responses": int(np.isfinite(values).sum()),
                "values_per_response": [None if not np.isfinite(v) else float(v) for v in values],
-               "seconds": seconds}
+               "solve_seconds": seconds}
     return plans, best, details
 
 
@@ -286,7 +286,8 @@ def stackelberg_extensive(sf: SequenceForm, leader: int, exact: bool = False,
                         "primal_bound": mip.info.get("primal_bound"),
                         "nodes": mip.info.get("mip_node_count"), "size": milp.size(),
                         "seconds": mip.seconds},
-               "big_m": payoff_ranges(sf)[follower], "seconds": mip.seconds + solution.seconds}
+               "big_m": payoff_ranges(sf)[follower],
+               "solve_seconds": mip.seconds + solution.seconds}
     if partial:
         details["status"] = (f"partial: HiGHS stopped at its time limit; the commitment returned "
                              f"is the incumbent's, and the leader's optimal value is at most "
@@ -361,7 +362,7 @@ def solve_stackelberg(game, leader: int = 1, method: str | None = None, exact: b
     return NotedResult(
         game=sf.game.name, concept="stackelberg", variant="strong", value=ev.values[0],
         values=list(ev.values), strategies=strategies, certificate=cert, size=size,
-        seconds={"solve": details["seconds"], "total": time.perf_counter() - start},
+        seconds={"solve": details.pop("solve_seconds"), "total": time.perf_counter() - start},
         backend=backend, exact=exact, unreached=unreached, extra=extra, plans=plans, lp=milp,
         solver=solver)
 
