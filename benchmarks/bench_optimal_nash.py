@@ -103,13 +103,14 @@ def main(argv=None) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
     parser.add_argument("--sizes", default="4,6,8,10,12,14,16", help="bimatrix sizes n")
     parser.add_argument("--cards", default="3,4,5", help="Kuhn-with-rake deck sizes")
+    parser.add_argument("--no-peers", action="store_true", help="lpgame only (no Gambit, nashpy)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     module = "benchmarks.bench_optimal_nash"
 
     print("best Nash welfare, random n x n bimatrix games (seconds; welfare)")
     print(f"{'n':>4} {'lpgame MILP':>22} {'Gambit enummixed':>26} {'nashpy vertex':>24}  agree")
-    stopped = set()
+    stopped = {"gambit", "nashpy"} if args.no_peers else set()
     for n in sizes:
         row = {}
         for name, fn in (("milp", "case_milp"), ("gambit", "case_gambit"), ("nashpy", "case_nashpy")):
