@@ -29,8 +29,11 @@ from lpgame.errors import ConceptMismatchError, OptionError, SolverTimeLimitErro
 from lpgame.game import Game, NormalFormGame
 from lpgame.games import make
 
-gbt = pytest.importorskip("pygambit")
-nashpy = pytest.importorskip("nashpy")
+
+def gambit():
+    """pygambit (the ``gambit`` extra); only the tests that compare with Gambit skip without it."""
+    return pytest.importorskip("pygambit")
+
 
 SETTINGS = settings(max_examples=20, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -100,6 +103,7 @@ def gambit_extreme_equilibrium_payoffs(row: np.ndarray, column: np.ndarray
                                        ) -> list[tuple[Fraction, ...]]:
     """Both players' payoffs at every extreme equilibrium, by Gambit's enummixed (rational);
     ``row``/``column``: the two players' integer payoff matrices."""
+    gbt = gambit()
     game = gbt.Game.from_arrays(row.astype(int), column.astype(int))
     players = list(game.players)
     result = gbt.nash.enummixed_solve(game, rational=True)
@@ -140,6 +144,7 @@ def test_exact_mode_certifies_nashconv_zero_and_agrees_with_floats(game, objecti
 
 
 def nashpy_equilibria(row, column) -> list[tuple[float, float]]:
+    nashpy = pytest.importorskip("nashpy")
     game = nashpy.Game(np.asarray(row, dtype=float), np.asarray(column, dtype=float))
     return [(float(x @ game.payoff_matrices[0] @ y), float(x @ game.payoff_matrices[1] @ y))
             for x, y in game.support_enumeration()]
@@ -208,8 +213,8 @@ def test_kuhn_with_rake_brackets_gambits_lemke_equilibrium():
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "kuhn_rake.efg"
         write_efg(game, path)
-        g = gbt.read_efg(str(path))
-    eq = gbt.nash.lcp_solve(g, rational=True).equilibria[0]
+        g = gambit().read_efg(str(path))
+    eq = gambit().nash.lcp_solve(g, rational=True).equilibria[0]
     welfare = sum(Fraction(str(eq.payoff(p))) for p in list(g.players))
     assert sum(worst.values) <= welfare <= sum(best.values)
     plain = solve_optimal_nash(compile_game(make("kuhn_poker_rake", rake=0)), "player1", exact=True)

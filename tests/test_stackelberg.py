@@ -26,8 +26,6 @@ from lpgame.errors import ConceptMismatchError, OptionError
 from lpgame.game import NormalFormGame
 from lpgame.games import make
 
-gbt = pytest.importorskip("pygambit")
-
 # the random general-sum games of test_optimal_nash (pytest's importlib mode: loaded by path)
 _spec = importlib.util.spec_from_file_location("optimal_nash_tests",
                                                Path(__file__).with_name("test_optimal_nash.py"))
@@ -49,6 +47,7 @@ def bimatrix_games(draw) -> NormalFormGame:
 
 
 def gambit_nash_payoffs(game: NormalFormGame) -> list[tuple[Fraction, Fraction]]:
+    gbt = pytest.importorskip("pygambit")
     g = gbt.Game.from_arrays(game.payoffs[0].astype(int), game.payoffs[1].astype(int))
     players = list(g.players)
     return [tuple(Fraction(str(eq.payoff(p))) for p in players)
