@@ -291,3 +291,13 @@ def test_results_survive_json():
     data = json.loads(json.dumps(r.to_dict()))
     back = SolveResult.from_dict(data)
     assert back.values == r.values and back.to_dict() == data
+
+
+def test_node_limit_returns_a_labelled_partial_equilibrium():
+    """HiGHS's node limit (deterministic, unlike a time limit) stops the MILP with an incumbent."""
+    r = solve_optimal_nash(compile_game(_hard_game()), "welfare", beside_ce=False,
+                           highs_options={"mip_max_nodes": 5})
+    milp = r.extra["milp"]
+    assert milp["status"] == "solution_limit" and milp["partial"]
+    assert r.extra["status"].startswith("partial: HiGHS stopped (solution_limit)")
+    assert sum(r.values) <= milp["dual_bound"] + 1e-9 and r.certificate.nash_conv <= 1e-9

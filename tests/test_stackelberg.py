@@ -159,3 +159,15 @@ def test_results_survive_json():
         data = json.loads(json.dumps(r.to_dict()))
         back = SolveResult.from_dict(data)
         assert back.values == r.values and back.to_dict() == data
+
+
+def test_stopped_milp_gives_a_labelled_partial_commitment():
+    """Stopped at its first incumbent, the MILP's commitment is labelled partial, is still obeyed by
+    the follower, and is worth at most the full answer (multiple LPs) and the reported bound."""
+    game = NormalFormGame(np.random.default_rng(0).integers(-9, 10, size=(2, 12, 12)))
+    partial = solve_stackelberg(game, method="milp", highs_options={"mip_max_improving_sols": 1})
+    full = solve_stackelberg(game, method="multiple_lps")
+    assert partial.extra["milp"]["partial"] and partial.extra["status"].startswith("partial")
+    assert partial.certificate.extra["follower_best_response_gain"] <= 1e-9
+    assert partial.extra["leader_value"] <= full.extra["leader_value"] + 1e-9
+    assert full.extra["leader_value"] <= partial.extra["milp"]["dual_bound"] + 1e-9

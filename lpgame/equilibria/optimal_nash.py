@@ -270,7 +270,8 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         "polished": polish is not None,
     }
     if partial:
-        extra["status"] = (f"partial: HiGHS stopped at its time limit; the equilibrium returned is "
+        extra["status"] = (f"partial: HiGHS stopped ({mip.status}) before "
+                           f"proving the optimum; the equilibrium returned is "
                            f"the incumbent, objective {mip.info.get('primal_bound')}, and the best "
                            f"{'equilibrium' if not worst else 'worst equilibrium'} has objective at "
                            f"{'most' if not worst else 'least'} {mip.info.get('mip_dual_bound')}")

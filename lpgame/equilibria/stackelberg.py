@@ -289,7 +289,8 @@ def stackelberg_extensive(sf: SequenceForm, leader: int, exact: bool = False,
                "big_m": payoff_ranges(sf)[follower],
                "solve_seconds": mip.seconds + solution.seconds}
     if partial:
-        details["status"] = (f"partial: HiGHS stopped at its time limit; the commitment returned "
+        details["status"] = (f"partial: HiGHS stopped ({mip.status}); the "
+                             f"commitment returned "
                              f"is the incumbent's, and the leader's optimal value is at most "
                              f"{mip.info.get('mip_dual_bound')}")
     return plans, value, details, milp

@@ -21,8 +21,9 @@ value HiGHS had reached.
 bound on the optimum), ``mip_node_count`` and ``primal_bound`` (the incumbent's objective).
 The relative gap at which HiGHS stops is its ``mip_rel_gap`` option (``mip_gap=`` here). At a time
 limit with an incumbent the solution comes back with ``status="time_limit"`` (a partial answer:
-the incumbent and the bound); without one :class:`~lpgame.errors.SolverTimeLimitError` is raised
-with the dual bound. A MILP has no duals or basis: ``row_duals`` are NaN.
+the incumbent and the bound; likewise ``"solution_limit"`` at a node, leaf or solution limit, see
+:data:`MIP_LIMITS`); without one :class:`~lpgame.errors.SolverTimeLimitError` is raised with the
+dual bound. A MILP has no duals or basis: ``row_duals`` are NaN.
 """
 
 from __future__ import annotations
@@ -232,6 +233,12 @@ def set_starting_basis(h: highspy.Highs, col_status: np.ndarray, row_status: np.
                           f"{len(basis.row_status)} row statuses)")
 
 
+MIP_LIMITS = {"time_limit": "kTimeLimit", "solution_limit": "kSolutionLimit",
+              "iteration_limit": "kIterationLimit", "interrupted": "kInterrupt"}
+"""A MILP stopped by one of these (HiGHS's model statuses; ``solution_limit`` also covers its node
+and leaf limits ``mip_max_nodes``, ``mip_max_leaves``) returns its incumbent with that status."""
+
+
 def mip_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None,
                  start: float) -> LPSolution:
     """The :class:`LPSolution` of a MILP that HiGHS has run (module docstring, **MILP**): optimal,
@@ -252,12 +259,13 @@ def mip_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None,
             f"HiGHS stopped at its time limit ({time_limit} s) on {where} before finding a feasible "
             f"point; best bound on the optimum {info.mip_dual_bound:g}",
             status=text, size=size, best_bound=float(info.mip_dual_bound))
-    if status == highspy.HighsModelStatus.kTimeLimit:
-        state = "time_limit"
-    elif status == highspy.HighsModelStatus.kOptimal:
-        state = "optimal"
-    else:
-        raise SolverError(f"HiGHS returned status {text!r} on {where}", status=text, size=size)
+    state = "optimal" if status == highspy.HighsModelStatus.kOptimal else None
+    for name, limit in MIP_LIMITS.items():
+        if status == getattr(highspy.HighsModelStatus, limit) and has_incumbent:
+            state = name
+    if state is None:
+        raise SolverError(f"HiGHS returned status {text!r} on {where}; best bound on the optimum "
+                          f"{info.mip_dual_bound:g}", status=text, size=size)
     sol = h.getSolution()
     return LPSolution(
         lp=lp, backend="highs", status=state, objective=float(info.objective_function_value),
