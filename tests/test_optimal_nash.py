@@ -301,3 +301,17 @@ def test_node_limit_returns_a_labelled_partial_equilibrium():
     assert milp["status"] == "solution_limit" and milp["partial"]
     assert r.extra["status"].startswith("partial: HiGHS stopped (solution_limit)")
     assert sum(r.values) <= milp["dual_bound"] + 1e-9 and r.certificate.nash_conv <= 1e-9
+
+
+def test_command_line_best_nash_welfare_beside_the_ce(capsys):
+    """The issue's example: ``lpgame solve chicken --objective welfare --exact``."""
+    import json
+
+    from lpgame.cli import main
+    assert main(["solve", "chicken", "--objective", "welfare", "--exact", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "best Nash equilibrium for objective welfare (weights 1, 1): 28/3" in out
+    assert "best correlated equilibrium (ce) for the same objective: 10.5" in out
+    assert main(["solve", "chicken", "--objective", "1,2", "--worst", "--json", "-", "--quiet"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["variant"] == "optimal" and data["weights"] == [1.0, 2.0] and data["worst"] is True

@@ -171,3 +171,10 @@ def test_stopped_milp_gives_a_labelled_partial_commitment():
     assert partial.certificate.extra["follower_best_response_gain"] <= 1e-9
     assert partial.extra["leader_value"] <= full.extra["leader_value"] + 1e-9
     assert full.extra["leader_value"] <= partial.extra["milp"]["dual_bound"] + 1e-9
+
+
+def test_command_line_leader_flag(capsys):
+    from lpgame.cli import main
+    assert main(["solve", "signaling_game", "--concept", "stackelberg", "--leader", "1", "--exact",
+                 "--quiet"]) == 0
+    assert "leader's value 4, follower's value 6" in capsys.readouterr().out
