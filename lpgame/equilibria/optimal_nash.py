@@ -2,7 +2,7 @@
 sequence form.
 
 Sandholm, Gilpin & Conitzer ("Mixed-integer programming methods for finding Nash equilibria",
-AAAI 2005, §3, formulation 1) write a Nash equilibrium of a bimatrix game as: each action's regret
+AAAI 2005, their first formulation) write a Nash equilibrium of a bimatrix game as: each action's regret
 r_a = (best-response value) − (action's value) ≥ 0, and a binary s_a per action with p_a ≤ 1 − s_a
 and r_a ≤ M s_a, so that an action with positive regret is never played. Over the sequence form
 (Koller, Megiddo & von Stengel 1996; notes/farina-thesis.md §1.4 and §1.12) the same conditions
@@ -399,7 +399,7 @@ register(Concept(
             "player1, player2 or weights w1,w2; by a MILP over the sequence form",
     certificate="each player's best-response gain against the returned profile (exactly 0 in "
                 "exact mode), by the independent best-response recursion",
-    source="Sandholm, Gilpin & Conitzer, AAAI 2005, §3 (formulation 1), written over the sequence "
+    source="Sandholm, Gilpin & Conitzer, AAAI 2005 (the regret MILP), written over the sequence "
            "form (Koller, Megiddo & von Stengel 1996)",
     options=(
         Option("objective", object, None, "what the equilibrium optimises: welfare, player1, "

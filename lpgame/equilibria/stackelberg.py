@@ -2,7 +2,7 @@
 follower best-responds, breaking ties in the leader's favour.
 
 **Normal form: one LP per follower pure strategy** (Conitzer & Sandholm, "Computing the optimal
-strategy to commit to", EC 2006, §3). With leader payoffs A and follower payoffs B (rows: the
+strategy to commit to", EC 2006). With leader payoffs A and follower payoffs B (rows: the
 leader's pure strategies s, columns: the follower's t), for each t
 
     max_x  Σ_s x_s A[s, t]   s.t.   Σ_s x_s (B[s, t'] − B[s, t]) ≤ 0  ∀ t',   Σ_s x_s = 1,  x ≥ 0,
@@ -11,7 +11,7 @@ the best commitment that makes t a best response; the strong Stackelberg equilib
 of the feasible LPs (the follower's ties go to the leader because the leader picks t).
 
 **Extensive form: the sequence-form MILP** of Bošanský & Čermák ("Sequence-form algorithm for
-computing Stackelberg equilibria in extensive-form games", AAAI 2015, §3, eqs. (4)–(12)): the
+computing Stackelberg equilibria in extensive-form games", AAAI 2015, their MILP): the
 leader's realization plan x ∈ Q_L, the follower's *pure* plan y ∈ Q_F ∩ {0,1}^{Σ_F}, the
 follower's best-response values v and regrets r per sequence, and the probability p of each pair
 of sequences (σ_L, σ_F) that some leaf ends with (the paper's p(z), merged over leaves with the
@@ -384,8 +384,8 @@ register(Concept(
             "best response (ties broken for the leader)",
     certificate="the follower's best-response gain against the commitment (0; exactly 0 in exact "
                 "mode) and the leader's value, by the independent best-response recursion",
-    source="Conitzer & Sandholm, EC 2006, §3 (normal form: one LP per follower pure strategy); "
-           "Bošanský & Čermák, AAAI 2015, §3 (extensive form: sequence-form MILP)",
+    source="Conitzer & Sandholm, EC 2006 (normal form: one LP per follower pure strategy); "
+           "Bošanský & Čermák, AAAI 2015 (extensive form: sequence-form MILP)",
     options=(
         Option("leader", int, 1, "the committing player, 1 or 2", choices=(1, 2)),
         Option("method", str, None, "multiple_lps (normal form) or milp (any game)",
