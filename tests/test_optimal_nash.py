@@ -192,6 +192,10 @@ def test_signalling_game_every_equilibrium_pays_zero_and_six():
     """von Stengel & Forges 2008, Fig. 1: every Nash equilibrium pays (0, 6) (derivation in
     lpgame.games.signaling_game); the best and worst equilibria for each objective agree."""
     sf = compile_game(make("signaling_game"))
+    form = reduced_normal_form(sf)                   # 4 × 4 sender and receiver plans
+    scaled = np.rint(2 * form.payoffs).astype(int)   # chance 1/2: twice the payoffs are integers
+    gambit_payoffs = gambit_extreme_equilibrium_payoffs(scaled[0], scaled[1])
+    assert {(u / 2, v / 2) for u, v in gambit_payoffs} == {(0, 6)}
     for objective in ("welfare", "player1", "player2"):
         for worst in (False, True):
             r = solve_optimal_nash(sf, objective, worst=worst, exact=True)
