@@ -32,6 +32,10 @@ def solve_lp(lp: LinearProgram, backend: str = "highs", memory_limit: int | None
         from lpgame.lp.highs_backend import check_threads
         options["threads"] = check_threads(options["threads"])
     size = lp.size()
+    if lp.is_mip and (backend != "highs" or options.get("solver") == "clarabel"):
+        raise SolverError(f"MILP {lp.name!r} ({size['integers']} integer variables) is solved by "
+                          f"HiGHS's branch and bound only: use backend='highs' without "
+                          f"solver='clarabel' (got backend={backend!r})")
     factor = 1 if backend == "highs" else 20   # modelling layers hold per-entry Python objects
     if backend == "highs" and options.get("solver") == "clarabel":
         factor = 2   # Clarabel's KKT matrix and its LDLᵀ factor beside HiGHS-sized arrays
