@@ -6,6 +6,7 @@ A sweep task (and a benchmark row) runs its point in a child process of the Dask
   ``ru_maxrss`` (the peak resident set, KiB on Linux) belongs to that child alone;
 * a crash, a ``MemoryError`` or a hang ends that point only: the parent kills the child (its own
   child, by process id) once it runs past ``timeout`` seconds, and the worker goes on;
+* a child whose parent dies is killed with it (:func:`_die_with_parent`);
 * a memory cap is in force: the child sets ``RLIMIT_AS`` (address space) on itself before importing
   anything, so an allocation beyond the cap raises ``MemoryError`` instead of pushing the machine
   into swap or the OOM killer.
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PROGRESS_VARIABLE = "LPGAME_CHILD_PROGRESS"
+PARENT_VARIABLE = "LPGAME_CHILD_PARENT"
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent   # the directory holding lpgame/
 
 
@@ -93,6 +95,7 @@ def run_isolated(target: str, kwargs: dict | None = None, timeout: float = 600.0
         child_env = dict(os.environ)
         child_env.update(env or {})
         child_env[PROGRESS_VARIABLE] = str(progress_path)
+        child_env[PARENT_VARIABLE] = str(os.getpid())
         child_env["PYTHONPATH"] = os.pathsep.join(
             [str(_PACKAGE_ROOT)] + ([child_env["PYTHONPATH"]] if child_env.get("PYTHONPATH") else []))
         start = time.perf_counter()
@@ -145,8 +148,24 @@ def _wait(child: subprocess.Popen, start: float, timeout: float):
         raise
 
 
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this child when the thread that started it ends (prctl
+    PR_SET_PDEATHSIG), so a worker that dies, or is closed, leaves no orphan still computing; that
+    thread waits in :func:`_wait` for as long as the child lives."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))           # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):                # not Linux: the parent's kill timer only
+        return
+    parent = os.environ.get(PARENT_VARIABLE)
+    if parent and os.getppid() != int(parent):       # the parent died before prctl took effect
+        os._exit(1)
+
+
 def _child_main(argv: list[str]) -> None:
     target, kwargs_json, result_path, memory_cap = argv
+    _die_with_parent()
     cap = int(memory_cap)
     if cap > 0:
         import resource

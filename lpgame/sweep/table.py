@@ -22,7 +22,9 @@ Formats, by the path's suffix:
 from __future__ import annotations
 
 import csv
+import io
 import os
+import re
 from pathlib import Path
 
 from lpgame.errors import OptionError
@@ -39,6 +41,7 @@ TAIL_COLUMNS = ("strategy", "concept", "exact", "backend", "status", "error", "v
                 "build_seconds", "solve_seconds", "seconds", "wall_seconds", "peak_mib", "worker",
                 "finished_at", "extra")
 FORMATS = (".csv", ".parquet")
+_LINE_BREAKS = re.compile(r"[\r\n]+")
 
 
 def columns_for(parameters: list[str]) -> list[str]:
@@ -108,7 +111,17 @@ class TableWriter:
 
 
 def _csv_cells(row: dict, columns: list[str]) -> list:
-    return ["" if row.get(c) is None else row[c] for c in columns]
+    """Cells of one CSV line: None as empty, line breaks in text as " | " (one row, one line)."""
+    cells = []
+    for column in columns:
+        value = row.get(column)
+        if value is None:
+            cells.append("")
+        elif isinstance(value, str):
+            cells.append(_LINE_BREAKS.sub(" | ", value))
+        else:
+            cells.append(value)
+    return cells
 
 
 def _cut_partial_line(path: Path) -> None:
@@ -166,7 +179,7 @@ def read_table(path: str | Path) -> list[dict]:
     text = path.read_text(encoding="utf-8")
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]       # a last line cut by a kill
-    reader = csv.DictReader(text.splitlines())
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     return [{k: _from_csv(k, v) for k, v in row.items()} for row in reader
             if None not in row and all(v is not None for v in row.values())]
 

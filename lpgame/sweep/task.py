@@ -35,11 +35,12 @@ _STATUS_OF_ERROR = {
 }
 
 
-def kill_after(time_limit: float | None) -> float:
-    """Seconds after which a task's child is killed: T + max(5 s, T / 4); a day without a limit."""
+def kill_after(time_limit: float | None, grace: float | None = None) -> float:
+    """Seconds after which a task's child is killed: T + max(5 s, T / 4) (or T + ``grace``); a day
+    without a limit."""
     if not time_limit:
         return 86400.0
-    return time_limit + max(KILL_GRACE_SECONDS, time_limit / 4)
+    return time_limit + (max(KILL_GRACE_SECONDS, time_limit / 4) if grace is None else grace)
 
 
 def run_point_task(point: dict, settings: dict) -> dict:
@@ -49,8 +50,8 @@ def run_point_task(point: dict, settings: dict) -> dict:
     sweep_point = SweepPoint.from_dict(point)
     memory = settings.get("task_memory") or memory_limit()
     time_limit = settings.get("time_limit")
-    child = run_isolated("lpgame.sweep.child:run_point",
-                         {"point": point, "settings": settings}, timeout=kill_after(time_limit),
+    child = run_isolated("lpgame.sweep.child:run_point", {"point": point, "settings": settings},
+                         timeout=kill_after(time_limit, settings.get("kill_grace")),
                          memory_cap=int(1.25 * memory) + INTERPRETER_ADDRESS_SPACE,
                          env={"LPGAME_MEMORY_LIMIT": str(int(memory))})
     row = dict(child.data)
