@@ -29,7 +29,7 @@ so that
 * HiGHS (or the double oracle's loop) gets ``time_limit`` = what is left of ``--max-seconds`` after
   the game is built, so a slow instance ends with status ``time_limit`` (and the objective reached,
   for the double oracle its bounds) instead of hanging; the child is killed at ``--max-seconds``
-  + max(5 s, ``--max-seconds`` / 4) whatever it is doing.
+  + max(30 s, ``--max-seconds`` / 4) whatever it is doing.
 
 Columns: the instance; "nodes" of lpgame's model (the thesis's N in its own column: for Domino the
 thesis counts the nodes of all T! permutation trees, lpgame has one chance node per deal and per
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-seconds", type=float, default=600.0,
                         help="per-instance time limit (HiGHS time limit = what is left of it after "
-                             "building; the task is killed at max-seconds + max(5, max-seconds/4))")
+                             "building; the task is killed at max-seconds + max(30, max-seconds/4))")
     parser.add_argument("--only", default="", help="run the instances whose label contains this")
     parser.add_argument("--memory-limit", default=None,
                         help="lpgame's memory limit per instance (bytes, or with K/M/G); default "

@@ -7,7 +7,7 @@ The worker starts :func:`lpgame.sweep.child.run_point` in a child process
   model predicted to need more stops before it is built (status ``too_large``), backed by an
   address-space cap of 1.25 M + :data:`INTERPRETER_ADDRESS_SPACE` (status ``out_of_memory``);
 * the task's time limit T: the solver gets what is left of T after building (status ``time_limit``,
-  with the objective and bound it reached), and the child is killed at T + max(5 s, T / 4) whatever
+  with the objective and bound it reached), and the child is killed at T + max(30 s, T / 4) whatever
   it is doing (status ``time_limit``, "killed").
 
 Whatever happens, the task returns a row; the status says how the point ended:
@@ -24,7 +24,7 @@ from lpgame.sweep.isolation import run_isolated
 from lpgame.sweep.points import SweepPoint
 
 INTERPRETER_ADDRESS_SPACE = 1 << 30     # Python, numpy, scipy, HiGHS and their threads reserve ~0.4 GiB
-KILL_GRACE_SECONDS = 5.0
+KILL_GRACE_SECONDS = 30.0     # covers the child's start (imports: 1–3 s on a loaded machine)
 DONE_STATUSES = ("solved", "evaluated")
 
 _STATUS_OF_ERROR = {
@@ -36,7 +36,7 @@ _STATUS_OF_ERROR = {
 
 
 def kill_after(time_limit: float | None, grace: float | None = None) -> float:
-    """Seconds after which a task's child is killed: T + max(5 s, T / 4) (or T + ``grace``); a day
+    """Seconds after which a task's child is killed: T + max(30 s, T / 4) (or T + ``grace``); a day
     without a limit."""
     if not time_limit:
         return 86400.0
