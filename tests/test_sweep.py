@@ -181,6 +181,22 @@ def test_a_task_past_its_time_limit_is_killed_and_becomes_a_time_limit_row():
     assert row["wall_seconds"] < 30
 
 
+def test_points_run_in_the_worker_process_give_the_same_rows_and_restore_the_memory_limit(monkeypatch):
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "7G")
+    settings = {"concept": "nash", "isolate": False, "task_memory": 100 << 20}
+    solved = run_point_task(SweepPoint("family", "one_card_poker", {"N": 12}).to_dict(), settings)
+    single = lpgame.solve(make("one_card_poker", N=12))
+    assert solved["status"] == "solved" and solved["peak_mib"] > 10
+    assert solved["value"] == pytest.approx(float(single.value), abs=1e-12)
+    too_large = run_point_task(SweepPoint("family", "one_card_poker", {"N": 5000}).to_dict(),
+                               settings)          # its LP would need about 114 MiB
+    assert too_large["status"] == "too_large" and "100.0 MiB" in too_large["error"]
+    invalid = run_point_task(SweepPoint("family", "one_card_poker", {"N": 1}).to_dict(), settings)
+    assert invalid["status"] == "invalid" and "InvalidGameError" in invalid["error"]
+    import os
+    assert os.environ["LPGAME_MEMORY_LIMIT"] == "7G"
+
+
 # ---------------------------------------------------------------- the command line
 
 

@@ -11,7 +11,7 @@ D2=1..2``. Options: ``--out PATH`` (``.csv`` or ``.parquet``; default ``sweep_GA
 ``--resume``, ``--retry-failed``, ``--plot PATH``, ``--scheduler ADDRESS`` (or a scheduler file),
 ``--workers N``, ``--task-memory BYTES`` (``2G``), ``--task-time-limit S``, ``--exact``,
 ``--concept``, ``--algorithm``, ``--backend``, ``--solver``, ``--threads``, ``--objective``,
-``--missing``, ``--json PATH|-``, ``--quiet``. The table's summary goes to standard output,
+``--in-worker``, ``--missing``, ``--json PATH|-``, ``--quiet``. The table's summary goes to standard output,
 progress to standard error; errors are :class:`~lpgame.errors.LpgameError` (one ``lpgame: error:``
 line from the ``lpgame`` command).
 
@@ -68,6 +68,10 @@ def add_sweep_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--task-time-limit", type=float, default=None, metavar="S",
                    help="time limit of each task in seconds (the solver's, the task killed a "
                         "little after)")
+    p.add_argument("--in-worker", action="store_true",
+                   help="run each point in its worker process, not a child process of it: faster "
+                        "for many small points, but only lpgame's memory prediction and the "
+                        "solver's time limit apply")
     p.add_argument("--missing", default="error", choices=["error", "uniform"],
                    help="verify: information sets absent from a file are an error, or uniform")
     p.add_argument("--json", metavar="PATH|-", help="write the table as one JSON object")
@@ -90,7 +94,7 @@ def sweep_arguments(args) -> dict:
               "options": options, "resume": args.resume, "retry_failed": args.retry_failed,
               "plot": args.plot, "scheduler": args.scheduler, "workers": args.workers,
               "task_memory": args.task_memory, "task_time_limit": args.task_time_limit,
-              "missing": args.missing, "progress": not args.quiet}
+              "missing": args.missing, "isolate": not args.in_worker, "progress": not args.quiet}
     if args.retry_failed and not args.resume:
         raise OptionError("--retry-failed goes with --resume")
     if args.target == "verify":

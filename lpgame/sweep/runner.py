@@ -100,7 +100,7 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
           retry_failed: bool = False, plot: str | Path | None = None,
           scheduler: str | None = None, workers: int | None = None,
           task_memory: int | str | None = None, task_time_limit: float | None = None,
-          missing: str = "error", client=None,
+          missing: str = "error", isolate: bool = True, client=None,
           progress: bool | Callable[[str], None] = True) -> SweepResult:
     """Solve (or evaluate) every point of a sweep on Dask and return its table.
 
@@ -120,7 +120,10 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
     ``task_time_limit`` (seconds) the solver's time limit, the task killed a little after
     (:mod:`lpgame.sweep.task`). ``scheduler``: address (or scheduler file) of a running Dask
     cluster; otherwise a ``LocalCluster`` of ``workers`` processes (default: one per core), or pass
-    a ``client``. ``missing``: verify's treatment of information sets absent from a file.
+    a ``client``. ``isolate=False`` runs each point in its worker process rather than a child of it
+    (:func:`lpgame.sweep.task.run_in_worker`: faster for many small points; only lpgame's memory
+    prediction and the solver's time limit apply). ``missing``: verify's treatment of information
+    sets absent from a file.
 
     Output: ``out`` (``.csv``/``.parquet``) gets each row as it finishes; ``resume=True`` keeps the
     rows already there and runs only the other points (``retry_failed=True`` runs failed ones
@@ -135,6 +138,7 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
     parameters = parameter_names(points)
     columns = columns_for(parameters)
     settings = _settings(concept, exact, backend, options, task_memory, task_time_limit, missing)
+    settings["isolate"] = bool(isolate)
     if out is not None:
         table_format(out)
     if plot is not None:
