@@ -151,6 +151,14 @@ def test_a_point_solved_in_process_matches_a_single_solve_and_kuhns_value():
                                                            for k in ("rows", "cols", "nnz"))
 
 
+def test_a_correlated_equilibrium_point_has_the_payoffs_and_gain_of_a_single_solve():
+    row = run_point(SweepPoint("family", "chicken", {}).to_dict(), {"concept": "ce"})
+    single = lpgame.solve(make("chicken"), concept="ce")
+    assert json.loads(row["values"]) == pytest.approx([float(v) for v in single.values], abs=1e-12)
+    assert row["gain"] is not None and abs(row["gain"]) <= 1e-9
+    assert row["solver"] == single.solver["name"] and row["variant"] == single.variant
+
+
 def test_verify_points_match_openspiel_exploitability(tmp_path):
     pyspiel = pytest.importorskip("pyspiel")
     from open_spiel.python import policy

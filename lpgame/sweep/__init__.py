@@ -18,6 +18,9 @@ This package imports Dask only when a sweep runs, so that the child processes st
 
 from __future__ import annotations
 
+import sys
+import types
+
 from lpgame.sweep.points import SweepPoint
 
 
@@ -39,6 +42,16 @@ def __getattr__(name: str):
         return getattr(command, name)
     raise AttributeError(f"module 'lpgame.sweep' has no attribute {name!r}")
 
+
+class _CallableModule(types.ModuleType):
+    """``lpgame.sweep(...)`` runs a sweep whether ``lpgame.sweep`` names this package (as it does once
+    any of its modules is imported) or the function."""
+
+    def __call__(self, *args, **kwargs):
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["SweepPoint", "sweep", "SweepResult", "read_table", "add_sweep_parser",
            "run_sweep_command"]

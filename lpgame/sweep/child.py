@@ -25,8 +25,8 @@ from lpgame.io.json_io import number_from_json
 from lpgame.sweep.points import SweepPoint
 
 # keys of Result.to_dict() that the table has a column of its own for, or that are too large for it
-_SUMMARISED = {"game", "concept", "backend", "exact", "value", "values", "strategies", "unreached",
-               "certificate", "size", "seconds", "solver", "payoffs", "gap"}
+_SUMMARISED = {"kind", "game", "concept", "variant", "backend", "exact", "value", "values",
+               "strategies", "unreached", "certificate", "size", "seconds", "solver", "payoffs"}
 
 
 def run_point(point: dict, settings: dict) -> dict:
@@ -53,7 +53,6 @@ def run_point(point: dict, settings: dict) -> dict:
                                   exact=bool(settings.get("exact")),
                                   backend=settings.get("backend", "highs"), **options)
             figures.update(summarise_result(result))
-            figures["solver"] = figures.get("solver") or getattr(result, "solver", None)
     except Exception as exc:
         figures["seconds"] = time.perf_counter() - start
         if isinstance(exc, SolverTimeLimitError):
@@ -103,26 +102,37 @@ def _evaluate(game, point: SweepPoint, settings: dict) -> dict:
 
 
 def summarise_result(result) -> dict:
-    """The table's columns from a result's public JSON (``to_dict()``): value(s), certificate, LP
-    size, solver and seconds; other small entries (numbers, short text) go to the ``extra`` column.
-    Correlated-equilibrium results give ``payoffs`` for the values and ``gap`` for the certificate."""
+    """The table's columns from a result's public JSON (``to_dict()``): value(s), certificate (the
+    gain common to every concept, and NashConv/exploitability for profiles), LP size, the solver's
+    name, the concept's variant and seconds; other small entries (numbers, short text) go to the
+    ``extra`` column."""
     data = result.to_dict()
     certificate = data.get("certificate") or {}
     values = data.get("values") or data.get("payoffs") or []
     value = data.get("value", values[0] if values else None)
-    nash_conv = certificate.get("nash_conv", data.get("gap"))
-    out = _numbers(value, values, nash_conv, certificate.get("exploitability"))
+    out = _numbers(value, values, certificate.get("nash_conv", certificate.get("gain")),
+                   certificate.get("exploitability"))
+    out["gain"] = _float(certificate.get("gain"))
     out.update(_size(data.get("size")))
     seconds = data.get("seconds") or {}
     if "solve" in seconds or "lp" in seconds:
         out["solve_seconds"] = float(seconds.get("lp", seconds.get("solve")))
-    out["solver"] = data.get("solver")
-    extra = {k: v for k, v in data.items()
-             if k not in _SUMMARISED and _small(v)}
+    out["solver"] = _solver_name(data.get("solver"))
+    out["variant"] = data.get("variant")
+    extra = {k: v for k, v in data.items() if k not in _SUMMARISED and _small(v)}
     extra.update({f"certificate_{k}": v for k, v in certificate.items()
-                  if k not in ("nash_conv", "exploitability", "exact") and _small(v)})
-    out["extra"] = json.dumps(extra, default=str) if extra else ""
+                  if k not in ("nash_conv", "exploitability", "exact", "gain") and _small(v)})
+    out["extra"] = json.dumps(extra, default=str) if extra else None
     return out
+
+
+def _solver_name(solver) -> str | None:
+    """``{"name": "HiGHS simplex", "algorithm": "double oracle", ...}`` -> "HiGHS simplex (double
+    oracle)"; a plain string as it is."""
+    if isinstance(solver, dict):
+        name = solver.get("name")
+        return f"{name} ({solver['algorithm']})" if name and solver.get("algorithm") else name
+    return solver
 
 
 def _numbers(value, values, nash_conv, exploitability) -> dict:

@@ -137,6 +137,8 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
     check_unique(points)
     parameters = parameter_names(points)
     columns = columns_for(parameters)
+    if verify is None:
+        _check_concept(concept)
     settings = _settings(concept, exact, backend, options, task_memory, task_time_limit, missing)
     settings["isolate"] = bool(isolate)
     if out is not None:
@@ -193,6 +195,15 @@ def _points(game, grid, files, verify, params, points) -> list[SweepPoint]:
     if not out:
         raise OptionError("the sweep has no points")
     return out
+
+
+def _check_concept(concept: str) -> None:
+    """OptionError for a concept the registry does not know, before any task starts."""
+    from lpgame.api import concepts
+
+    names = sorted({entry.name for entry in concepts()})
+    if concept not in names:
+        raise OptionError(f"unknown concept {concept!r}; choose one of {', '.join(names)}")
 
 
 def _as_grid(grid) -> dict[str, list]:

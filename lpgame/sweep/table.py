@@ -2,14 +2,17 @@
 
 Columns, in order: ``point`` (the point's identifier, :attr:`~lpgame.sweep.points.SweepPoint.id`),
 ``kind``, ``game``, one column per swept parameter, ``strategy`` (verify sweeps), ``concept``,
-``exact``, ``backend``, ``status``, ``error``, the answer (``value`` for player 1, ``values`` as a
-JSON list, ``value_exact`` in exact mode), the certificate (``nash_conv``, ``nash_conv_exact``,
-``exploitability``; ``payoff_range`` of the game to judge them by), for a solver stopped at its time
-limit ``objective_reached`` and ``best_bound``, the LP size (``rows``, ``cols``, ``nnz``), the game's
-``nodes``, the ``solver`` that ran, times (``build_seconds``, ``solve_seconds``, ``seconds`` in the
-task, ``wall_seconds`` with the child process's start), ``peak_mib`` (the child process's peak
-resident memory), the ``worker`` (host:pid), ``finished_at`` (UTC, ISO 8601) and ``extra`` (JSON of
-other small entries of the result).
+``variant`` (the registry entry that ran, e.g. ``lp`` or ``double_oracle``), ``exact``, ``backend``,
+``status``, ``error``; the answer: ``value`` for player 1, ``values`` as a JSON list,
+``value_exact`` in exact mode; the certificate: ``nash_conv``, ``nash_conv_exact`` and
+``exploitability`` for profiles, ``gain`` (the certificate's common figure, e.g. a correlated
+equilibrium's largest deviation gain), ``payoff_range`` of the game to judge them by; for a solver
+stopped at its time limit ``objective_reached`` and ``best_bound``; the LP size (``rows``,
+``cols``, ``nnz``); the game's ``nodes``; the ``solver`` that ran (its name, e.g. ``HiGHS
+simplex``); times: ``build_seconds``, ``solve_seconds``, ``seconds`` in the task, ``wall_seconds``
+with the child process's start; ``peak_mib`` (the child process's peak resident memory); the
+``worker`` (host:pid); ``finished_at`` (UTC, ISO 8601); ``extra`` (JSON of other small entries of
+the result).
 
 Formats, by the path's suffix:
 
@@ -30,13 +33,14 @@ from pathlib import Path
 from lpgame.errors import OptionError
 from lpgame.sweep.points import parse_value
 
-FLOAT_COLUMNS = ("value", "nash_conv", "exploitability", "payoff_range", "objective_reached",
+FLOAT_COLUMNS = ("value", "nash_conv", "exploitability", "gain", "payoff_range", "objective_reached",
                  "best_bound", "build_seconds", "solve_seconds", "seconds", "wall_seconds", "peak_mib")
 INT_COLUMNS = ("rows", "cols", "nnz", "nodes")
 BOOL_COLUMNS = ("exact",)
 HEAD_COLUMNS = ("point", "kind", "game")
-TAIL_COLUMNS = ("strategy", "concept", "exact", "backend", "status", "error", "value", "values",
-                "value_exact", "nash_conv", "nash_conv_exact", "exploitability", "payoff_range",
+TAIL_COLUMNS = ("strategy", "concept", "variant", "exact", "backend", "status", "error", "value",
+                "values", "value_exact", "nash_conv", "nash_conv_exact", "exploitability", "gain",
+                "payoff_range",
                 "objective_reached", "best_bound", "rows", "cols", "nnz", "nodes", "solver",
                 "build_seconds", "solve_seconds", "seconds", "wall_seconds", "peak_mib", "worker",
                 "finished_at", "extra")
