@@ -35,6 +35,7 @@ def run_point(point: dict, settings: dict) -> dict:
     from lpgame.errors import SolverTimeLimitError
 
     sweep_point = SweepPoint.from_dict(point)
+    lpgame.concepts()      # registers the concepts: building Dudo solves smaller Dudo games by them
     start = time.perf_counter()
     figures: dict = {"stage": "build"}
     try:
