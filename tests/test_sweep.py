@@ -205,6 +205,24 @@ def test_points_run_in_the_worker_process_give_the_same_rows_and_restore_the_mem
     assert os.environ["LPGAME_MEMORY_LIMIT"] == "7G"
 
 
+def test_plots_of_a_grid_and_of_checkpoints_are_written(tmp_path):
+    from lpgame.sweep.plot import _horizontal_axis, plot_sweep
+    grid = [{"point": f"dudo K={k} D1={d}", "kind": "family", "game": "dudo", "K": k, "D1": d,
+             "status": "solved" if k < 5 else "time_limit", "value": 0.1 * k - d,
+             "seconds": float(k)} for k in (3, 4, 5, 6) for d in (1, 2)]
+    name, xs, _ = _horizontal_axis(grid, ["K", "D1"])
+    assert name == "K" and xs == [3, 3, 4, 4, 5, 5, 6, 6]
+    plot_sweep(grid, ["K", "D1"], tmp_path / "grid.png")
+    checkpoints = [{"point": f"verify g ckpt_{i}.json", "kind": "verify", "game": "g",
+                    "strategy": f"ckpt_{i}.json", "status": "evaluated", "exploitability": 1 / i,
+                    "seconds": 0.1} for i in (10, 100, 1000)]
+    name, xs, _ = _horizontal_axis(checkpoints, [])
+    assert xs == [10, 100, 1000]
+    plot_sweep(checkpoints, [], tmp_path / "eps.svg")
+    assert (tmp_path / "grid.png").read_bytes()[:4] == b"\x89PNG"
+    assert b"<svg" in (tmp_path / "eps.svg").read_bytes()[:2000]
+
+
 # ---------------------------------------------------------------- the command line
 
 

@@ -5,7 +5,8 @@ the number in each strategy file's name (for verify sweeps of checkpoints ``ckpt
 or the file's position (for game files). Every other parameter that varies gives its own line,
 labelled ``D1=1 D2=2``. The top panel shows player 1's value for a solved point (for verify sweeps,
 the exploitability ε = NashConv / n on a log scale, since the value of a checkpoint is not the
-question); the bottom panel the task's seconds, with a cross where the point failed.
+question); the bottom panel the task's seconds, with a cross where the point failed. A positive
+horizontal axis spanning two decades or more is drawn on a log scale.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def plot_sweep(rows: list[dict], parameters: list[str], path: str | Path) -> Non
                         label=f"{label + ': ' if label else ''}not solved")
     if verify:
         top.set_yscale("log")
+    if ticks is None and xs and min(xs) > 0 and max(xs) >= 100 * min(xs):
+        bottom.set_xscale("log")          # checkpoints 10, 100, 1000, ... or N over decades
     top.set_ylabel("exploitability (NashConv / n)" if verify else "value for player 1")
     bottom.set_ylabel("seconds (task)")
     bottom.set_xlabel(x_name)

@@ -70,12 +70,13 @@ class SweepResult:
 
     def summary(self) -> str:
         """A text table: point, status, value, NashConv, LP size, seconds, peak memory."""
-        lines = [f"{'point':<32} {'status':<13} {'value':>14} {'NashConv':>10} {'LP rows×cols':>15} "
-                 f"{'seconds':>8} {'peak MiB':>8}"]
+        width = min(max([len(r["point"]) for r in self.rows] + [5]), 60)
+        lines = [f"{'point':<{width}} {'status':<13} {'value':>14} {'NashConv':>10} "
+                 f"{'LP rows×cols':>15} {'seconds':>8} {'peak MiB':>8}"]
         for r in self.rows:
             size = f"{r['rows']}×{r['cols']}" if r.get("rows") is not None else "—"
             value = r.get("value_exact") or _fmt(r.get("value"), ".10g")
-            lines.append(f"{r['point'][:32]:<32} {r['status']:<13} {value:>14} "
+            lines.append(f"{r['point'][:width]:<{width}} {r['status']:<13} {value:>14} "
                          f"{_fmt(r.get('nash_conv'), '.2e'):>10} {size:>15} "
                          f"{_fmt(r.get('seconds'), '.2f'):>8} {_fmt(r.get('peak_mib'), '.0f'):>8}")
         failed = self.failed
