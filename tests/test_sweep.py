@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +23,13 @@ from lpgame.games import make
 from lpgame.sweep import SweepPoint, add_sweep_parser
 from lpgame.sweep.child import run_point
 from lpgame.sweep.command import sweep_arguments
-from lpgame.sweep.points import family_points, parse_grid, parse_values, verify_points
+from lpgame.sweep.points import (
+    family_points,
+    file_points,
+    parse_grid,
+    parse_values,
+    verify_points,
+)
 from lpgame.sweep.table import TableWriter, columns_for, read_table
 from lpgame.sweep.task import run_point_task
 
@@ -149,6 +156,15 @@ def test_a_point_solved_in_process_matches_a_single_solve_and_kuhns_value():
     assert row["value_exact"] == str(single.value)
     assert (row["rows"], row["cols"], row["nnz"]) == tuple(single.size[k]
                                                            for k in ("rows", "cols", "nnz"))
+
+
+def test_game_file_points_give_the_literature_values():
+    models = Path(__file__).resolve().parent.parent / "models"
+    points = file_points([str(models / "kuhn_poker.efg"), str(models / "matching_pennies.nfg")])
+    kuhn, pennies = (run_point(p.to_dict(), {"concept": "nash", "exact": True}) for p in points)
+    assert kuhn["value_exact"] == "-1/18" and kuhn["nash_conv_exact"] == "0"   # Kuhn 1950
+    assert pennies["value_exact"] == "0" and pennies["nash_conv_exact"] == "0"
+    assert points[0].id == str(models / "kuhn_poker.efg")
 
 
 def test_a_correlated_equilibrium_point_has_the_payoffs_and_gain_of_a_single_solve():
