@@ -276,3 +276,39 @@ def test_sweep_refuses_bad_settings_before_starting_a_cluster(tmp_path):
         sweep(files=[str(tmp_path / "missing.efg")], progress=False)
     with pytest.raises(OptionError, match=r"\.png"):
         sweep("one_card_poker", {"N": [3]}, plot=tmp_path / "p.gif", progress=False)
+
+
+# ---------------------------------------------------------------- resuming (an in-process Dask client)
+
+
+@pytest.fixture(scope="module")
+def threads_client():
+    """A Dask client on one worker thread in this process (no processes to start)."""
+    from distributed import Client
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        yield client
+
+
+def test_resume_keeps_finished_rows_other_points_and_retries_failed_ones_on_request(threads_client,
+                                                                                 tmp_path):
+    from lpgame.sweep import sweep
+    out = tmp_path / "resume.csv"
+
+    def run(ns, **kwargs):
+        return sweep("one_card_poker", {"N": ns}, out=out, client=threads_client, isolate=False,
+                     progress=False, **kwargs)
+
+    first = run([1, 3])
+    assert [r["status"] for r in first.rows] == ["invalid", "solved"]
+    second = run([1, 3, 4], resume=True)
+    assert second.ran == ["one_card_poker N=4"] and len(read_table(out)) == 3
+    third = run([3, 4], resume=True, retry_failed=True)        # N=1 is not in this sweep: kept
+    assert third.ran == [] and sorted(r["N"] for r in read_table(out)) == [1, 3, 4]
+    fourth = run([1, 3, 4], resume=True, retry_failed=True)
+    assert fourth.ran == ["one_card_poker N=1"]
+    assert sorted(r["N"] for r in read_table(out)) == [1, 3, 4]            # no row twice
+    assert [r["value"] for r in fourth.rows[1:]] == [r["value"] for r in second.rows[1:]]
+    with pytest.raises(OptionError, match="concept 'nash'"):
+        run([3], resume=True, concept="maximin")
+    with pytest.raises(OptionError, match="resume needs"):
+        sweep("one_card_poker", {"N": [3]}, resume=True, client=threads_client, progress=False)

@@ -147,9 +147,15 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
     if plot is not None:
         from lpgame.sweep.plot import check_plot_path
         check_plot_path(plot)
-    kept = _kept_rows(out, resume, retry_failed, concept, exact, {p.id for p in points})
+    if resume and out is None:
+        raise OptionError("resume needs the table to resume from (out=PATH, --out PATH)")
+    kept, on_disk = _kept_rows(out, resume, retry_failed, concept, exact, {p.id for p in points})
     todo = [p for p in points if p.id not in kept]
-    writer = TableWriter(out, columns, list(kept.values())) if out is not None else None
+    if out is not None:
+        others = [c for c in dict.fromkeys(k for r in on_disk for k in r) if c not in columns]
+        writer = TableWriter(out, columns + others, on_disk)
+    else:
+        writer = None
     say = _progress_printer(progress)
     new_rows: dict[str, dict] = {}
     if todo:
@@ -246,22 +252,26 @@ def _settings(concept, exact, backend, options, task_memory, task_time_limit, mi
             "missing": missing}
 
 
-def _kept_rows(out, resume, retry_failed, concept, exact, ids) -> dict[str, dict]:
-    """Rows of an existing table that a resumed sweep keeps (by point id)."""
+def _kept_rows(out, resume, retry_failed, concept, exact, ids) -> tuple[dict[str, dict], list[dict]]:
+    """(rows of this sweep's points that a resumed sweep keeps, by point id; every row that stays in
+    the table, those of other points included). Failed rows are run again with ``retry_failed``."""
     if out is None or not resume:
-        return {}
-    kept = {}
+        return {}, []
+    kept, on_disk = {}, []
     for row in read_table(out):
         if row.get("concept") != concept or bool(row.get("exact")) != bool(exact):
             raise OptionError(f"sweep table {out} holds rows of concept {row.get('concept')!r}"
                               f"{' (exact)' if row.get('exact') else ''}; this sweep solves "
                               f"{concept!r}{' (exact)' if exact else ''}; write to another --out")
-        if row["point"] not in ids:
+        ours = row.get("point") in ids
+        if ours and retry_failed and row.get("status") not in DONE_STATUSES:
             continue
-        if retry_failed and row.get("status") not in DONE_STATUSES:
-            continue
-        kept[row["point"]] = row
-    return kept
+        if ours:
+            if row["point"] in kept:          # a point twice (an older table): keep the last
+                on_disk.remove(kept[row["point"]])
+            kept[row["point"]] = row
+        on_disk.append(row)
+    return kept, on_disk
 
 
 def _progress_printer(progress) -> Callable[[str], None]:

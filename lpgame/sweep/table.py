@@ -17,7 +17,8 @@ the result).
 Formats, by the path's suffix:
 
 * ``.csv``: one line appended and flushed per finished row (a kill can cut at most the line being
-  written; :func:`read_table` drops a final line without its newline);
+  written; :func:`read_table` drops a final line without its newline, and a resumed sweep rewrites
+  the file without it);
 * ``.parquet``: the whole table rewritten to a temporary file and renamed over the old one after every
   row (:func:`os.replace` is atomic, so the file on disk is always a complete table).
 """
@@ -67,8 +68,9 @@ def table_format(path: str | Path) -> str:
 class TableWriter:
     """Appends rows to a CSV or Parquet table as they come (module docstring).
 
-    ``rows`` are rows already in the table (kept by a resumed sweep); a CSV that exists must have
-    exactly ``columns`` as its header.
+    ``rows`` are rows the table keeps (a resumed sweep's finished rows): the file is rewritten with
+    them first, atomically (a temporary file renamed over the old one), so that a line cut by a kill
+    or a failed row run again leaves nothing behind.
     """
 
     def __init__(self, path: str | Path, columns: list[str], rows: list[dict] | None = None):
@@ -77,24 +79,7 @@ class TableWriter:
         self.columns = list(columns)
         self.rows: list[dict] = [dict(r) for r in rows or []]
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.format == ".csv":
-            self._start_csv()
-        else:
-            self._write_parquet()
-
-    def _start_csv(self) -> None:
-        if self.rows and self.path.exists():
-            with open(self.path, newline="", encoding="utf-8") as fh:
-                header = next(csv.reader(fh), [])
-            if header != self.columns:
-                raise OptionError(f"sweep table {self.path} has columns {header}, not this sweep's "
-                                  f"{self.columns}; write to another --out")
-            _cut_partial_line(self.path)
-            return
-        with open(self.path, "w", newline="", encoding="utf-8") as fh:
-            csv.writer(fh).writerow(self.columns)
-            for row in self.rows:
-                csv.writer(fh).writerow(_csv_cells(row, self.columns))
+        self._rewrite()
 
     def append(self, row: dict) -> None:
         """Add one row and put it on disk before returning."""
@@ -104,13 +89,19 @@ class TableWriter:
                 csv.writer(fh).writerow(_csv_cells(row, self.columns))
                 fh.flush()
         else:
-            self._write_parquet()
+            self._rewrite()
 
-    def _write_parquet(self) -> None:
-        import pyarrow.parquet as pq
-
+    def _rewrite(self) -> None:
         tmp = self.path.with_name(self.path.name + ".tmp")
-        pq.write_table(to_arrow(self.rows, self.columns), tmp)
+        if self.format == ".csv":
+            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(self.columns)
+                for row in self.rows:
+                    writer.writerow(_csv_cells(row, self.columns))
+        else:
+            import pyarrow.parquet as pq
+            pq.write_table(to_arrow(self.rows, self.columns), tmp)
         os.replace(tmp, self.path)
 
 
@@ -126,13 +117,6 @@ def _csv_cells(row: dict, columns: list[str]) -> list:
         else:
             cells.append(value)
     return cells
-
-
-def _cut_partial_line(path: Path) -> None:
-    """Drop a last line without its newline (a write cut by a kill), so appends start clean."""
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
 def to_arrow(rows: list[dict], columns: list[str]):
