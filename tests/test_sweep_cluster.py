@@ -139,17 +139,19 @@ def test_a_sweep_killed_halfway_resumes_with_only_the_missing_points(loopback_cl
     command = [sys.executable, "-m", "lpgame.sweep.command", "one_card_poker",
                f"N={n_range[0]}..{n_range[-1]}", "--scheduler", loopback_cluster, "--out", str(out),
                "--quiet"]
-    sweeper = subprocess.Popen(command, env=_env(), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    errors = open(tmp_path / "sweep.err", "wb")
+    sweeper = subprocess.Popen(command, env=_env(), stdout=subprocess.DEVNULL, stderr=errors)
     deadline = time.monotonic() + 300
     try:
         while not (out.exists() and len(read_table(out)) >= 2):
-            assert sweeper.poll() is None, "the sweep ended before it could be killed"
+            assert sweeper.poll() is None, ("the sweep ended before it could be killed: "
+                                            + (tmp_path / "sweep.err").read_text()[-1500:])
             assert time.monotonic() < deadline, "the sweep wrote no rows in time"
             time.sleep(0.1)
     finally:
         sweeper.kill()                           # the sweep started here, by its id
         sweeper.wait()
+        errors.close()
     before = read_table(out)
     finished = {r["point"] for r in before}
     assert 2 <= len(finished) < len(n_range)
