@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lpgame.errors import OptionError
+from lpgame.errors import LpgameError, OptionError
 from lpgame.sweep.points import (
     SweepPoint,
     check_unique,
@@ -142,8 +142,10 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
         _check_concept(concept)
     settings = _settings(concept, exact, backend, options, task_memory, task_time_limit, missing)
     settings["isolate"] = bool(isolate)
-    if out is not None:
-        table_format(out)
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise OptionError(f"workers must be a whole number of at least 1, got {workers!r}")
+    if out is not None and table_format(out) == ".parquet":
+        _require("pyarrow", "a .parquet table (or write .csv)")
     if plot is not None:
         from lpgame.sweep.plot import check_plot_path
         check_plot_path(plot)
@@ -159,6 +161,8 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
     say = _progress_printer(progress)
     new_rows: dict[str, dict] = {}
     if todo:
+        if client is None:
+            _require("distributed", "the Dask cluster")
         say(f"sweep: {len(todo)} points to run" + (f", {len(kept)} already in {out}" if kept else ""))
         with _client(client, scheduler, workers) as (dask_client, n_workers):
             if task_memory is None and scheduler is None and client is None:
@@ -202,6 +206,14 @@ def _points(game, grid, files, verify, params, points) -> list[SweepPoint]:
     if not out:
         raise OptionError("the sweep has no points")
     return out
+
+
+def _require(module: str, what: str) -> None:
+    """LpgameError naming the install command when an optional dependency is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise LpgameError(f"{what} needs the Python package {module!r}: pip install 'lpgame[sweep]'")
 
 
 def _check_concept(concept: str) -> None:
@@ -310,15 +322,16 @@ def _client(client, scheduler: str | None, workers: int | None):
             yield dask_client, max(n, 1)
         return
     n = workers or os.cpu_count() or 1
-    if n < 1:
-        raise OptionError(f"--workers must be at least 1, got {n}")
     # a worker only waits for its tasks' child processes, which have their own limits: no worker
     # memory limit, and a task whose worker dies is reported, not retried
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, memory_limit=0,
-                          dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
-                Client(cluster) as dask_client:
-            yield dask_client, n
+        try:
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, memory_limit=0,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+        except (OSError, TimeoutError, RuntimeError) as exc:
+            raise LpgameError(f"could not start a local Dask cluster of {n} workers: {exc}") from exc
+    with cluster, Client(cluster) as dask_client:
+        yield dask_client, n
 
 
 def _run(client, todo: list[SweepPoint], settings: dict, say: Callable[[str], None]):
