@@ -11,8 +11,10 @@ import itertools
 import json
 import math
 import re
+from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -312,3 +314,43 @@ def test_resume_keeps_finished_rows_other_points_and_retries_failed_ones_on_requ
         run([3], resume=True, concept="maximin")
     with pytest.raises(OptionError, match="resume needs"):
         sweep("one_card_poker", {"N": [3]}, resume=True, client=threads_client, progress=False)
+
+
+def _matrix_game_value(a: np.ndarray) -> float:
+    """max_x min_j (xᵀA)_j over mixed x, by scipy's linprog (independent of lpgame's LPs)."""
+    from scipy.optimize import linprog
+    m, n = a.shape
+    # variables (x_1..x_m, v): maximise v s.t. v − (Aᵀx)_j ≤ 0, Σx = 1, x ≥ 0
+    res = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-a.T, np.ones(n)], b_ub=np.zeros(n),
+                  A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0],
+                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+matrices = st.integers(2, 4).flatmap(lambda m: st.integers(2, 4).flatmap(
+    lambda n: st.lists(st.lists(st.integers(-5, 5), min_size=n, max_size=n), min_size=m, max_size=m)))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(matrices, min_size=1, max_size=3))
+def test_a_sweep_of_random_matrix_game_files_gives_their_lp_values(threads_client, tmp_path_factory,
+                                                                   games):
+    from lpgame.game import NormalFormGame
+    from lpgame.io.files import write_game_file
+    from lpgame.sweep import sweep
+    tmp = tmp_path_factory.mktemp("games")
+    paths = []
+    for k, rows in enumerate(games):
+        a = np.array(rows)
+        paths.append(str(tmp / f"g{k}.nfg"))
+        write_game_file(NormalFormGame([a, -a], name=f"g{k}"), paths[-1])
+    result = sweep(files=paths, exact=True, client=threads_client, isolate=False, progress=False,
+                   out=tmp / "t.csv")
+    table = {r["point"]: r for r in read_table(tmp / "t.csv")}
+    for rows, path in zip(games, paths):
+        row = table[path]
+        assert row["status"] == "solved" and row["nash_conv_exact"] == "0"
+        assert float(Fraction(row["value_exact"])) == pytest.approx(
+            _matrix_game_value(np.array(rows, dtype=float)), abs=1e-9)
+    assert result.ran == paths
