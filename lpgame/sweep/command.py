@@ -49,7 +49,7 @@ def add_sweep_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="solver threads per task")
     p.add_argument("--objective", default=None,
                    help="correlated concepts: welfare, player1, player2 or weights w1,w2")
-    p.add_argument("--out", default=None, metavar="PATH",
+    p.add_argument("--out", dest="table", default=None, metavar="PATH",
                    help="the table, .csv or .parquet, written row by row (default sweep_GAME.csv)")
     p.add_argument("--resume", action="store_true",
                    help="keep the rows already in --out and run only the other points")
@@ -123,7 +123,7 @@ def sweep_arguments(args) -> dict:
                               "(e.g. N=2..200)")
         kwargs.update(game=args.target, grid=list(args.items))
         default_out = f"sweep_{args.target}.csv"
-    kwargs["out"] = args.out or default_out
+    kwargs["out"] = args.table or default_out
     return kwargs
 
 
