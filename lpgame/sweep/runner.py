@@ -14,6 +14,7 @@ left, ETA = (elapsed / done) · (points left), counting only this run's points.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import logging
@@ -352,7 +353,8 @@ def _run(client, todo: list[SweepPoint], settings: dict, say: Callable[[str], No
         point = by_key[future.key]
         try:
             row = future.result()
-        except Exception as exc:     # the worker died or the task was lost: a row, not a crash
+        except (Exception, asyncio.CancelledError) as exc:   # the worker died, the task was lost
+            # or cancelled (a scheduler gone): a row, not a crash
             row = {"point": point.id, "status": "crashed",
                    "error": f"Dask task failed: {type(exc).__name__}: {exc}"[:2000]}
         future.release()
