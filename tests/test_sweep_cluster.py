@@ -23,6 +23,7 @@ import lpgame
 from lpgame.games import make
 from lpgame.sweep import SweepPoint, add_sweep_parser, read_table, run_sweep_command, sweep
 
+pytestmark = pytest.mark.slow        # Dask clusters and child processes: about a minute of CPU
 REPOSITORY = Path(__file__).resolve().parent.parent
 OCP_RANGE = range(2, 13)
 COMPARED = ("point", "N", "status", "value", "values", "rows", "cols", "nnz", "nodes",
