@@ -322,7 +322,6 @@ def cmd_export(args) -> int:
         _write_lp_file(lp, args.mps)
         written.append(args.mps)
     if args.latex:
-        from pathlib import Path
         from lpgame.io.safe_files import write_text_atomic
         write_text_atomic(args.latex, lp.to_latex(rows=lp.num_rows <= 200) + "\n")
         written.append(args.latex)
