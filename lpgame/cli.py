@@ -502,7 +502,8 @@ def cmd_sweep(args) -> int:
     return run_sweep_command(args)
 
 
-COMMANDS = {"sweep": cmd_sweep, "concepts": cmd_concepts, "games": cmd_games, "info": cmd_info, "solve": cmd_solve,
+COMMANDS = {"sweep": cmd_sweep, "concepts": cmd_concepts, "games": cmd_games, "info": cmd_info,
+            "solve": cmd_solve,
             "evaluate": cmd_evaluate, "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify,
             "cfr": cmd_cfr}
 
