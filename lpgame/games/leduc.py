@@ -48,6 +48,7 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.poker import card_names
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import permutations, saturate, tree_bytes
 
 DEALS = ("ranks", "cards")
 ANTE = 1
@@ -275,10 +276,20 @@ class LeducRules:
         return tuple(i for i in live if strength[i] == best)
 
 
+def leduc_size(players: int = 2, bets: int = 2, ranks: int = 3, suits: int = 2,
+               deal: str = "ranks") -> int:
+    """Bytes needed at least: the n + 1 dealt cards (ordered; of distinct ranks when deal="ranks")
+    times the (b + 1)² raise chains of the two rounds are distinct leaves."""
+    deals = permutations(ranks * suits if deal == "cards" else ranks, players + 1)
+    return tree_bytes(saturate(max(deals, 1) * (bets + 1) ** 2))
+
+
 @register("leduc_poker",
           "Leduc poker L(n,b,r,s): n players, b bets per round, r ranks × s suits; deal=ranks|cards "
           "(standard: value −0.0856064 for player 1)",
-          "Southey et al. 2005; notes/farina-thesis.md §2.2; OpenSpiel leduc_poker")
+          "Southey et al. 2005; notes/farina-thesis.md §2.2; OpenSpiel leduc_poker",
+          ranges={"players": (2, None), "bets": (1, None), "ranks": (1, None), "suits": (1, None)},
+          choices={"deal": ("ranks", "cards")}, size=leduc_size)
 def leduc_poker(players: int = 2, bets: int = 2, ranks: int = 3, suits: int = 2,
                 deal: str = "ranks"):
     """Leduc poker expanded to the explicit tree (see the module docstring for the rules).
