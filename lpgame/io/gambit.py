@@ -74,6 +74,7 @@ Example
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -90,6 +91,7 @@ import numpy as np
 from lpgame.errors import GameFileError, InvalidGameError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game, IndexedGame
+from lpgame.limits import check_prediction
 
 # ----------------------------------------------------------------------------------------------
 # tokenizer
@@ -591,8 +593,16 @@ def read_efg(path) -> Game:
 # .nfg reading
 
 
+BYTES_PER_NFG_PROFILE = 64   # per player and profile: a list entry, a tuple slot, two object cells
+
+
 def parse_nfg(text: str, path: str | None = None) -> NormalFormGame:
-    """A :class:`~lpgame.game.NormalFormGame` from the text of a Gambit ``.nfg`` file."""
+    """A :class:`~lpgame.game.NormalFormGame` from the text of a Gambit ``.nfg`` file.
+
+    The strategy counts are checked against the memory limit
+    (:func:`lpgame.limits.check_prediction`, about 64 bytes per player and profile) before any
+    table is allocated, so a file declaring 10⁹ × 10⁹ strategies is refused with
+    :class:`~lpgame.errors.ModelTooLargeError` naming the line."""
     s = TokenStream(text, path)
     title, players = _prologue(s, "NFG", "1")
     n = len(players)
@@ -610,14 +620,19 @@ def parse_nfg(text: str, path: str | None = None) -> NormalFormGame:
             counts.append(s.integer("a number of strategies", minimum=1))
             s.skip_commas()
         s.next("'}'")
-        strategies = [[str(k + 1) for k in range(m)] for m in counts]
+        strategies = None
     if len(counts) != n:
         raise s.error(f"{len(counts)} strategy lists/counts for {n} players", list_line)
     for i, m in enumerate(counts):
         if m == 0:
             raise s.error(f"player {i + 1} has no strategies", list_line)
+    profiles = math.prod(counts)
+    check_prediction(f"{path or 'the .nfg text'}: line {list_line}: the payoff table of "
+                     f"{' × '.join(map(str, counts))} strategy profiles",
+                     profiles * BYTES_PER_NFG_PROFILE * (n + 1) + sum(counts) * BYTES_PER_NFG_PROFILE)
+    if strategies is None:
+        strategies = [[str(k + 1) for k in range(m)] for m in counts]
     comment = s.string("the comment") if s.peek_kind() == STRING else ""
-    profiles = int(np.prod(counts))
     if s.peek_kind() == LBRACE:                    # outcome version
         s.next("'{'")
         outcomes: list[tuple] = []
