@@ -401,7 +401,8 @@ class SequenceForm:
         unknown = [k for k in strategy if k not in p.infoset_of_label]
         if unknown:
             raise StrategyError(
-                f"{self.game.player_names[player]}: unknown information set(s) {unknown[:5]} in "
+                f"{self.game.player_names[player]}: unknown information set(s) "
+                f"{', '.join(map(str, unknown[:5]))} in "
                 f"{self.game.name}")
         for j, label in enumerate(p.infoset_labels):
             first, actions = int(p.infoset_first_seq[j]), p.infoset_actions[j]
@@ -416,7 +417,8 @@ class SequenceForm:
             bad = [a for a in row if a not in actions]
             if bad:
                 raise StrategyError(
-                    f"information set {label!r}: unknown action(s) {bad}; actions are {list(actions)}")
+                    f"information set {label!r}: unknown action(s) {', '.join(map(str, bad))}; "
+                    f"actions are {', '.join(actions)}")
             probs = np.array([_float_probability(row.get(a, 0.0), label) for a in actions])
             if not np.all(np.isfinite(probs)) or np.any(probs < 0):
                 shown = ", ".join(f"{float(q):.6g}" for q in probs)

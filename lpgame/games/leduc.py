@@ -147,7 +147,7 @@ class LeducRules:
                 f"Leduc poker with {players} players needs at least {players + 1} cards (one each "
                 f"and a board card); ranks={ranks} × suits={suits} gives {ranks * suits}")
         if deal not in DEALS:
-            raise InvalidGameError(f"Leduc poker: deal must be one of {DEALS}, got {deal!r}")
+            raise InvalidGameError(f"Leduc poker: deal must be one of {', '.join(DEALS)}, got {deal}")
         self.num_players = players
         self.bets, self.ranks, self.suits, self.deal = bets, ranks, suits, deal
         self.name = name or (f"leduc_poker(players={players}, bets={bets}, ranks={ranks}, "

@@ -314,7 +314,7 @@ def rows_from_tabular_policy(policy, game, mapping=None, action_mapping=None) ->
             elif actions is not None:
                 raise StrategyError(f"{where} has {len(legal)} legal actions but lpgame's "
                                     f"information set {label!r} has {len(actions)} "
-                                    f"({list(actions)}); give an action_mapping")
+                                    f"({', '.join(actions)}); give an action_mapping")
             else:
                 action = str(action_id)
             rows.append(StrategyRow(player, str(label), str(action),
@@ -377,12 +377,12 @@ def match_rows(rows: list[StrategyRow], game, missing: str = "error") -> list[di
         p = row.probability
         if (isinstance(p, float) and math.isnan(p)) or p < 0 or \
                 (isinstance(p, float) and math.isinf(p)):
-            raise StrategyError(f"{row.where}: probability of {row.action!r} is {p!r}; "
+            raise StrategyError(f"{row.where}: probability of {row.action!r} is {p}; "
                                 "probabilities must be finite and non-negative")
         actions = game.actions(player, row.infoset)
         if row.action not in actions:
             raise StrategyError(f"{row.where}: information set {row.infoset!r} has no action "
-                                f"{row.action!r}; its actions are {list(actions)}")
+                                f"{row.action!r}; its actions are {', '.join(actions)}")
         table = tables[player].setdefault(row.infoset, {})
         if row.action in table:
             raise StrategyError(f"{row.where}: a second probability for action {row.action!r} "
