@@ -114,8 +114,8 @@ def exact_row(values: list, where: str, conversion: ExactConversion | None = Non
                             f"({allowed} is required)")
     probs = [q / total for q in probs]
     if conversion is None:
-        warnings.warn(f"{where}: floating-point probabilities summing to {float(total)!s} were "
-                      "divided by their exact sum", ExactConversionWarning, stacklevel=3)
+        warnings.warn(f"{where}: floating-point probabilities summing to 1 − {float(1 - total):.3g} "
+                      "were divided by their exact sum", ExactConversionWarning, stacklevel=3)
     else:
         conversion.float_rows += 1
         conversion.renormalised.append(where)
