@@ -79,11 +79,15 @@ def check_picture_path(path: str | Path) -> None:
     """Refuse (:class:`~lpgame.errors.OptionError`) a picture path whose extension matplotlib
     cannot write, before anything is solved."""
     suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix not in PICTURE_FORMATS:
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+        formats = tuple(sorted(FigureCanvasBase.get_supported_filetypes()))
+    except ImportError:  # pragma: no cover - optional extra; drawing itself will say so
+        formats = PICTURE_FORMATS
+    if suffix not in formats:
         shown = f".{suffix}" if suffix else "no extension"
         raise OptionError(f"picture {path}: unknown picture format ({shown}); use one of "
-                          + ", ".join(f".{f}" for f in PICTURE_FORMATS[:6]) + " (png, svg, pdf, "
-                          "eps, ps, jpg, tif, webp)")
+                          + ", ".join(formats))
 
 
 def tree_layout(game: Game) -> dict:

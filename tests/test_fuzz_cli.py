@@ -4,8 +4,9 @@ The grammar is read from :func:`lpgame.cli.build_parser` (subcommands, positiona
 with its choices, type and metavar), so that a new flag is fuzzed without an edit here. Each
 argument is drawn from a pool that mixes valid values with wrong types, unknown names, absurd
 sizes, missing files, folders, binary files and unwritable paths. ``lpgame.cli.main`` runs
-in-process under a short wall-clock limit (a valid solve that runs out of time is not a failure;
-its answer was never in question) and must
+in-process under a short limit of processor time (``ITIMER_PROF``, so that a loaded machine does
+not shorten it; a valid solve that runs out of time is not a failure, its answer was never in
+question) and must
 
 * end with status 0 or 2,
 * print no Python traceback and no "internal error" (a foreign exception that reached the CLI's
@@ -37,7 +38,7 @@ import lpgame.cli
 from lpgame.games.registry import catalog
 
 MAX_EXAMPLES = 60
-SECONDS_PER_RUN = 2.0
+SECONDS_PER_RUN = 2.0          # processor seconds
 MODELS = Path(__file__).resolve().parent.parent / "models"
 SMALL_GAMES = ["kuhn_poker", "matching_pennies", "sm2", "rock_paper_scissors", "guess_the_ace",
                "battle_of_the_sexes", "one_card_poker", "chicken", "team_matching_pennies"]
@@ -188,8 +189,8 @@ def argument_vectors(draw, root: Path) -> list[str]:
 def run_cli(argv: list[str]) -> tuple[int | None, str, str]:
     """(status, stdout, stderr) of ``lpgame.cli.main(argv)``; status None when out of time."""
     out, err = io.StringIO(), io.StringIO()
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, SECONDS_PER_RUN)
+    previous = signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, SECONDS_PER_RUN)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
@@ -200,8 +201,8 @@ def run_cli(argv: list[str]) -> tuple[int | None, str, str]:
                 err.write(traceback.format_exc())
                 status = -1
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
     return status, out.getvalue(), err.getvalue()
 
 
