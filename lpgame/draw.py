@@ -255,12 +255,8 @@ def _finish(plt, fig, path):
     fig.tight_layout()
     if path is None:
         return fig
-    try:
-        fig.savefig(path, dpi=130)
-    except OSError as exc:
-        raise OptionError(f"picture {path}: cannot be written ({exc.strerror or exc})") from None
-    finally:
-        plt.close(fig)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
     return None
 
 

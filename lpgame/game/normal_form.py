@@ -52,14 +52,12 @@ class NormalFormGame:
         for index, value in np.ndenumerate(arr):
             try:
                 ok = math.isfinite(float(value))
-            except (TypeError, ValueError, OverflowError):
+            except (TypeError, ValueError):
                 ok = False
             if not ok:
-                shown = str(value) if len(str(value)) <= 40 else f"{str(value)[:20]}… (too long)"
-                profile = ", ".join(str(int(k)) for k in index[1:])
                 raise InvalidGameError(
-                    f"{name}: payoff of player {index[0] + 1} at profile ({profile}) is {shown};"
-                    " payoffs must be finite numbers that a float can hold")
+                    f"{name}: payoff of player {index[0] + 1} at profile {index[1:]} is {value!r};"
+                    " payoffs must be finite numbers")
         self.payoffs = arr
         self.num_players = n
         self.shape = arr.shape[1:]
