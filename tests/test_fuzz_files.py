@@ -6,8 +6,11 @@ line, or change a count (any integer token, strategy counts of an ``.nfg`` inclu
 random one up to 10¹⁵). Reading and solving the result has exactly three allowed outcomes:
 
 * a game, which then solves (or, for a game that the default concept does not fit, is refused
-  with ConceptMismatchError naming the concepts that do; a valid game either way);
-* :class:`~lpgame.errors.GameFileError` whose message and ``line`` name the line;
+  with ConceptMismatchError naming the concepts that do; a valid game either way); a game whose
+  numbers floating point cannot carry (10⁴⁰⁰) is refused by name in float mode and solves in
+  exact mode;
+* :class:`~lpgame.errors.GameFileError` whose message and ``line`` name the line (the byte, for
+  bytes that are not UTF-8 text);
 * :class:`~lpgame.errors.ModelTooLargeError` (a declared size beyond the memory limit, 256 MiB
   here).
 
@@ -17,6 +20,7 @@ of examples for CI; ``pytest --hypothesis-seed=N tests/test_fuzz_files.py`` expl
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -25,14 +29,20 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import lpgame
-from lpgame.errors import ConceptMismatchError, GameFileError, ModelTooLargeError
+from lpgame.errors import ConceptMismatchError, GameFileError, InvalidGameError, ModelTooLargeError
 from lpgame.io.files import read_game_file
 
 MAX_EXAMPLES = 80
 MODELS = Path(__file__).resolve().parent.parent / "models"
 GAME_FILES = sorted(p for p in MODELS.iterdir() if p.suffix in (".efg", ".nfg"))
-HUGE_NUMBERS = ["1" + "0" * 400, "9" * 5001, "1e400", "-1" + "0" * 400, "1/" + "3" * 320,
-                "0." + "1" * 400, "1e-400", "99999999999999999999999"]
+BEYOND_FLOATS = ["1" + "0" * 400, "9" * 5001, "1e400", "-1" + "0" * 400, "1/" + "3" * 320]
+# Numbers beyond the double range are read exactly and refused by name in float mode by the
+# numerics branch (issue 19; lpgame/io/safe_files.py comes with it). Until it is merged they
+# raise OverflowError, so the fuzzer uses them only once that work is present, and the explicit
+# test below may fail before it (xfail) and is a plain test after.
+NUMBERS_AT_EVERY_SCALE = importlib.util.find_spec("lpgame.io.safe_files") is not None
+HUGE_NUMBERS = (BEYOND_FLOATS if NUMBERS_AT_EVERY_SCALE else []) + \
+    ["0." + "1" * 400, "1e-400", "99999999999999999999999", "123456789012345678901234567890"]
 NUMBER = re.compile(rb"(?<![\w.])-?\d+(?:[./]\d+)?(?:e-?\d+)?(?![\w.])")
 
 
@@ -78,7 +88,9 @@ def check_mutated(name: str, data: bytes, folder: Path) -> str:
     try:
         game = read_game_file(path)
     except GameFileError as exc:
-        assert exc.line is not None or "line" in str(exc), f"{name}: no line named: {exc}"
+        # the line; for bytes that are not UTF-8 text, the byte offset
+        located = exc.line is not None or re.search(r"\b(line|byte) \d+", str(exc))
+        assert located, f"{name}: no line named: {exc}"
         assert str(path) in str(exc), f"{name}: the file is not named: {exc}"
         return "file error"
     except ModelTooLargeError:
@@ -89,6 +101,17 @@ def check_mutated(name: str, data: bytes, folder: Path) -> str:
         return "valid game, another concept"
     except ModelTooLargeError:
         return "too large"
+    except InvalidGameError as exc:
+        # numbers beyond floating point: refused by name in float mode, solved in exact mode
+        assert "exact" in str(exc), f"{name}: {exc}"
+        try:
+            lpgame.solve(game, exact=True)
+        except ConceptMismatchError:
+            return "valid game, another concept"
+        except InvalidGameError as exact_exc:      # the zero-sum LP's own refusal, also by name
+            assert "not zero-sum" in str(exact_exc), f"{name}: {exact_exc}"
+            return "valid game, another concept"
+        return "solved exactly"
     return "solved"
 
 
@@ -111,8 +134,10 @@ def test_file_fuzz(request, tmp_path, monkeypatch):
     assert seen.get("file error") and (seen.get("solved") or seen.get("valid game, another concept"))
 
 
+@pytest.mark.xfail(not NUMBERS_AT_EVERY_SCALE, strict=False,
+                   reason="numbers beyond floats are the numerics branch's part of issue 19")
 @pytest.mark.parametrize("name", [p.name for p in GAME_FILES])
-@pytest.mark.parametrize("number", HUGE_NUMBERS[:3])
+@pytest.mark.parametrize("number", BEYOND_FLOATS[:2])
 def test_huge_number_in_every_file(name, number, tmp_path, monkeypatch):
     """The issue's cases: 10⁴⁰⁰ and a 5,001-digit integer, as the first payoff of each file."""
     monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "256M")

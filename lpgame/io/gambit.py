@@ -93,6 +93,8 @@ from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game, IndexedGame
 from lpgame.limits import check_prediction
 
+MAX_COUNT_DIGITS = 100   # counts and outcome numbers; longer ones cannot be meant
+
 # ----------------------------------------------------------------------------------------------
 # tokenizer
 
@@ -244,6 +246,9 @@ class TokenStream:
         if token.kind != ATOM or not _INTEGER.fullmatch(token.text):
             shown = repr(token.text) if token.kind == ATOM else _show(token)
             raise self.error(f"expected {what} (a whole number), found {shown}", token.line)
+        if len(token.text.lstrip("+-")) > MAX_COUNT_DIGITS:
+            raise self.error(f"{what}: a whole number of {len(token.text.lstrip('+-'))} digits is "
+                             "far too large", token.line)
         value = int(token.text)
         if value < minimum:
             raise self.error(f"{what} must be at least {minimum}, found {value}", token.line)
@@ -576,7 +581,15 @@ def _add(a: tuple | None, b: tuple | None) -> tuple | None:
 
 
 def _fmt_tuple(values) -> str:
-    return "(" + ", ".join(str(v) for v in values) + ")"
+    return "(" + ", ".join(_fmt_number(v) for v in values) + ")"
+
+
+def _fmt_number(value) -> str:
+    """A number for a message; one too long to print (Python converts at most 4,300 digits) is
+    described by its size."""
+    if isinstance(value, Rational) and max(abs(value.numerator), value.denominator).bit_length() > 3000:
+        return f"(a number of about {int(abs(value.numerator).bit_length() * 0.30103) + 1} digits)"
+    return str(value)
 
 
 def parse_efg(text: str, path: str | None = None) -> Game:
