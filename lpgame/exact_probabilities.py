@@ -110,7 +110,8 @@ def exact_row(values: list, where: str, conversion: ExactConversion | None = Non
     if not had_float or gap > FLOAT_SUM_TOLERANCE:
         kind = "floating-point" if had_float else "exact"
         allowed = f"within {FLOAT_SUM_TOLERANCE:g}" if had_float else "exactly"
-        raise StrategyError(f"{where}: {kind} probabilities sum to {_plain(total)}, not 1 "
+        shown = f"{float(total):.12g}" if had_float else _plain(total)
+        raise StrategyError(f"{where}: {kind} probabilities sum to {shown}, not 1 "
                             f"({allowed} is required)")
     probs = [q / total for q in probs]
     if conversion is None:

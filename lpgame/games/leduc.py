@@ -48,7 +48,7 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.poker import card_names
 from lpgame.games.registry import register
-from lpgame.games.size_prediction import permutations, saturate, tree_bytes
+from lpgame.games.size_prediction import permutations, power, saturate, tree_bytes
 
 DEALS = ("ranks", "cards")
 ANTE = 1
@@ -278,10 +278,15 @@ class LeducRules:
 
 def leduc_size(players: int = 2, bets: int = 2, ranks: int = 3, suits: int = 2,
                deal: str = "ranks") -> int:
-    """Bytes needed at least: the n + 1 dealt cards (ordered; of distinct ranks when deal="ranks")
-    times the (b + 1)² raise chains of the two rounds are distinct leaves."""
-    deals = permutations(ranks * suits if deal == "cards" else ranks, players + 1)
-    return tree_bytes(saturate(max(deals, 1) * (bets + 1) ** 2))
+    """Bytes needed at least: for every deal of the n + 1 cards (ordered cards, or with
+    deal="ranks" the sequences whose first min(n + 1, r) ranks differ), the (b + 1)² raise chains
+    that every player calls through both rounds, and the 2^(n−1) ways the other players fold or
+    call the first bet, are distinct leaves."""
+    if deal == "cards":
+        deals = permutations(ranks * suits, players + 1)
+    else:
+        deals = permutations(ranks, min(players + 1, ranks))
+    return tree_bytes(saturate(max(deals, 1) * ((bets + 1) ** 2 + power(2, players - 1))))
 
 
 @register("leduc_poker",
