@@ -62,7 +62,7 @@ def test_bad_parameter_values_are_refused_by_name(name, params, named):
 
 
 def test_unknown_game_and_parameter():
-    with pytest.raises(UnknownGameError, match="unknown game nosuch; known games: .*kuhn_poker"):
+    with pytest.raises(UnknownGameError, match="unknown game 'nosuch'; known games: .*kuhn_poker"):
         make("nosuch")
     with pytest.raises(UnknownGameError, match="no parameter foo; its parameters are players=2"):
         make("kuhn_poker", foo=1)

@@ -233,7 +233,7 @@ def checked_params(name: str, params: dict) -> tuple[GameEntry, dict]:
     entry = _REGISTRY.get(name)
     if entry is None:
         raise UnknownGameError(
-            f"unknown game {name}; known games: {', '.join(sorted(_REGISTRY))}")
+            f"unknown game {name!r}; known games: {', '.join(sorted(_REGISTRY))}")
     declared = entry.params()
     unknown = [k for k in params if k not in declared]
     if unknown:
