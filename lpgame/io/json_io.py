@@ -76,19 +76,23 @@ def strategies_to_json(strategies) -> list[dict]:
              for infoset, row in player.items()} for player in strategies]
 
 
-def strategies_from_json(data) -> list[dict]:
-    """Strategies from a parsed strategy file or solve result (see module docstring)."""
+def strategies_from_json(data, source: str | None = None) -> list[dict]:
+    """Strategies from a parsed strategy file or solve result (see module docstring); messages
+    start with ``source`` (the file's name) when given."""
+    prefix = f"{source}: " if source else ""
     if isinstance(data, dict):
         if "strategies" not in data:
-            raise StrategyError("a strategy file needs a 'strategies' key: a list, one per player")
+            raise StrategyError(f"{prefix}a strategy file needs a 'strategies' key: a list, one "
+                                "per player")
         data = data["strategies"]
     if not isinstance(data, list) or not all(isinstance(p, dict) for p in data):
-        raise StrategyError("'strategies' must be a list with one {infoset: {action: prob}} per player")
+        raise StrategyError(f"{prefix}'strategies' must be a list with one "
+                            "{infoset: {action: prob}} per player")
     out = []
     for k, player in enumerate(data):
         rows = {}
         for infoset, row in player.items():
-            where = f"player {k + 1}, information set {_shown(str(infoset))}"
+            where = f"{prefix}player {k + 1}, information set {_shown(str(infoset))}"
             if not isinstance(row, dict):
                 raise StrategyError(f"{where}: expected {{action: probability}}, got "
                                     f"{json.dumps(row, default=str)[:40]}")
