@@ -322,7 +322,8 @@ def triggers(tree: PlayerTree, concept: str) -> Triggers:
         return Triggers(np.arange(m), tree.infoset_parent[:m], False, tree.infoset_labels[:m])
     if concept == "nfcce":
         return Triggers(np.array([m]), np.array([0]), False, ["(whole game)"])
-    raise LpgameError(f"unknown correlation-plan concept {concept!r}; choose one of {PLAN_CONCEPTS}")
+    raise LpgameError(f"unknown correlation-plan concept {concept}; choose one of "
+                      f"{', '.join(PLAN_CONCEPTS)}")
 
 
 def _own_payoff_entries(sf: SequenceForm, player: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -144,7 +144,7 @@ class Game(IndexedGame):
             if len(roots) != 1:
                 raise InvalidGameError(
                     f"a game tree has exactly one root (node without parent); found {len(roots)}"
-                    + (f": {roots[:5]}" if roots else
+                    + (f": {', '.join(map(repr, roots[:5]))}" if roots else
                        f" (the graph has a cycle through node {nx.find_cycle(graph)[0][0]!r})"))
             root = roots[0]
         self.graph = graph

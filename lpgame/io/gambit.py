@@ -76,6 +76,7 @@ Example
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,7 +93,10 @@ from lpgame.errors import GameFileError, InvalidGameError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game, IndexedGame
 from lpgame.io.safe_files import read_text_bounded, write_text_atomic
+from lpgame.limits import check_prediction
 from lpgame.rational import integer_from_text
+
+MAX_COUNT_DIGITS = 100   # counts and outcome numbers; longer ones cannot be meant
 
 # ----------------------------------------------------------------------------------------------
 # tokenizer
@@ -245,6 +249,9 @@ class TokenStream:
         if token.kind != ATOM or not _INTEGER.fullmatch(token.text):
             shown = repr(token.text) if token.kind == ATOM else _show(token)
             raise self.error(f"expected {what} (a whole number), found {shown}", token.line)
+        if len(token.text.lstrip("+-")) > MAX_COUNT_DIGITS:
+            raise self.error(f"{what}: a whole number of {len(token.text.lstrip('+-'))} digits is "
+                             "far too large", token.line)
         value = int(token.text)
         if value < minimum:
             raise self.error(f"{what} must be at least {minimum}, found {value}", token.line)
@@ -571,7 +578,15 @@ def _add(a: tuple | None, b: tuple | None) -> tuple | None:
 
 
 def _fmt_tuple(values) -> str:
-    return "(" + ", ".join(str(v) for v in values) + ")"
+    return "(" + ", ".join(_fmt_number(v) for v in values) + ")"
+
+
+def _fmt_number(value) -> str:
+    """A number for a message; one too long to print (Python converts at most 4,300 digits) is
+    described by its size."""
+    if isinstance(value, Rational) and max(abs(value.numerator), value.denominator).bit_length() > 3000:
+        return f"(a number of about {int(abs(value.numerator).bit_length() * 0.30103) + 1} digits)"
+    return str(value)
 
 
 def parse_efg(text: str, path: str | None = None) -> Game:
@@ -588,8 +603,16 @@ def read_efg(path) -> Game:
 # .nfg reading
 
 
+BYTES_PER_NFG_PROFILE = 64   # per player and profile: a list entry, a tuple slot, two object cells
+
+
 def parse_nfg(text: str, path: str | None = None) -> NormalFormGame:
-    """A :class:`~lpgame.game.NormalFormGame` from the text of a Gambit ``.nfg`` file."""
+    """A :class:`~lpgame.game.NormalFormGame` from the text of a Gambit ``.nfg`` file.
+
+    The strategy counts are checked against the memory limit
+    (:func:`lpgame.limits.check_prediction`, about 64 bytes per player and profile) before any
+    table is allocated, so a file declaring 10⁹ × 10⁹ strategies is refused with
+    :class:`~lpgame.errors.ModelTooLargeError` naming the line."""
     s = TokenStream(text, path)
     title, players = _prologue(s, "NFG", "1")
     n = len(players)
@@ -607,14 +630,19 @@ def parse_nfg(text: str, path: str | None = None) -> NormalFormGame:
             counts.append(s.integer("a number of strategies", minimum=1))
             s.skip_commas()
         s.next("'}'")
-        strategies = [[str(k + 1) for k in range(m)] for m in counts]
+        strategies = None
     if len(counts) != n:
         raise s.error(f"{len(counts)} strategy lists/counts for {n} players", list_line)
     for i, m in enumerate(counts):
         if m == 0:
             raise s.error(f"player {i + 1} has no strategies", list_line)
+    profiles = math.prod(counts)
+    check_prediction(f"{path or 'the .nfg text'}: line {list_line}: the payoff table of "
+                     f"{' × '.join(map(str, counts))} strategy profiles",
+                     profiles * BYTES_PER_NFG_PROFILE * (n + 1) + sum(counts) * BYTES_PER_NFG_PROFILE)
+    if strategies is None:
+        strategies = [[str(k + 1) for k in range(m)] for m in counts]
     comment = s.string("the comment") if s.peek_kind() == STRING else ""
-    profiles = int(np.prod(counts))
     if s.peek_kind() == LBRACE:                    # outcome version
         s.next("'{'")
         outcomes: list[tuple] = []

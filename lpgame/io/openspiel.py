@@ -195,7 +195,8 @@ def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list
     for i, strategy in enumerate(strategies):
         missing = [j for j in game.infosets(i) if j not in strategy]
         if missing:
-            raise StrategyError(f"OpenSpiel policy has no entry for information sets {missing[:5]}")
+            raise StrategyError(f"OpenSpiel policy has no entry for information sets "
+                                  f"{', '.join(map(str, missing[:5]))}")
     return strategies
 
 

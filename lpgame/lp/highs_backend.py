@@ -152,7 +152,8 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
     ``threads`` also resets HiGHS's per-process thread scheduler (:func:`_restart_thread_scheduler`).
     """
     if solver is not None and solver not in SOLVERS:
-        raise SolverError(f"unknown HiGHS solver {solver!r}; choose one of {SOLVERS}")
+        raise SolverError(f"unknown HiGHS solver {solver}; choose one of {', '.join(SOLVERS)}, or "
+                          "clarabel (Clarabel's interior point, through the same backend)")
     if presolve is None:
         crossover_off = (highs_options or {}).get("run_crossover") in ("off", False)
         presolve = not (solver == "pdlp" or (solver == "ipm" and crossover_off))

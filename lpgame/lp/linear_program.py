@@ -134,7 +134,7 @@ class LinearProgram:
                         rhs, labels: Sequence[str] | None = None) -> ConstraintBlock:
         """Add rows ``Σ M @ var  sense  rhs`` (``sense`` one of ``==``, ``<=``, ``>=``)."""
         if sense not in SENSES:
-            raise LpgameError(f"LP {self.name}: sense {sense!r} is not one of {SENSES}")
+            raise LpgameError(f"LP {self.name}: sense {sense!r} is not one of {', '.join(SENSES)}")
         terms = list(terms)
         if not terms:
             raise LpgameError(f"LP {self.name}: constraint block {name!r} has no terms")

@@ -138,7 +138,8 @@ def build_pyomo_model(lp: LinearProgram) -> pyo.ConcreteModel:
 
 def _pyomo_solver(name: str):
     if name not in PYOMO_SOLVERS:
-        raise SolverError(f"unknown Pyomo solver {name!r}; choose one of {PYOMO_SOLVERS}")
+        raise SolverError(f"unknown Pyomo solver {name!r}; choose one of "
+                          f"{', '.join(PYOMO_SOLVERS)}")
     for candidate in (name,) + tuple(s for s in PYOMO_SOLVERS if s != name):
         solver = pyo.SolverFactory(candidate)
         if solver.available(exception_flag=False):
