@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 
 from lpgame import registry
-from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
+from lpgame.analysis.exploitability import Evaluation, evaluate_strategies
 from lpgame.compile import as_game, compile_game, load_game
 from lpgame.errors import LpgameError, OptionError, UnknownSolverError
 from lpgame.game import NormalFormGame
@@ -156,13 +156,14 @@ def _solver_options(options: dict) -> dict:
     if "time_limit" in out and out["time_limit"] is not None:
         t = out["time_limit"]
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0 or t != t:
-            raise OptionError(f"time_limit must be a non-negative number of seconds; got {t!r}")
+            raise OptionError(f"time_limit must be a non-negative number of seconds; got "
+                              f"{registry.show_value(t)}")
     if "threads" in out and out["threads"] is not None:
         t = out["threads"]
         cores = os.cpu_count() or 1
         if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 4 * cores:
             raise OptionError(f"threads must be an integer from 1 to {4 * cores} (this machine has "
-                              f"{cores} cores); got {t!r}")
+                              f"{cores} cores); got {registry.show_value(t)}")
     if "solver" in out and out["solver"] is not None:
         from lpgame.lp.highs_backend import SOLVERS
         choices = (*SOLVERS, "clarabel")
@@ -186,13 +187,7 @@ def evaluate(game, strategies: Sequence, exact: bool = False) -> Evaluation:
     if not isinstance(strategies, (list, tuple)) or len(strategies) != sf.num_players:
         got = len(strategies) if isinstance(strategies, (list, tuple)) else type(strategies).__name__
         raise LpgameError(f"{sf.game.name} has {sf.num_players} players; got {got} strategies")
-    if exact:
-        behaviours = [sf.behaviour_from_dict_exact(i, s) for i, s in enumerate(strategies)]
-        plans = [sf.plan_from_behaviour_exact(i, b) for i, b in enumerate(behaviours)]
-        return evaluate_plans_exact(sf, plans)
-    behaviours = [sf.behaviour_from_dict(i, s) for i, s in enumerate(strategies)]
-    plans = [sf.plan_from_behaviour(i, b) for i, b in enumerate(behaviours)]
-    return evaluate_plans(sf, plans)
+    return evaluate_strategies(sf, strategies, exact=exact)
 
 
 __all__ = ["solve", "evaluate", "compile_game", "as_game", "concepts", "load_concepts",

@@ -232,11 +232,11 @@ def cmd_concepts(args) -> int:
 
 def cmd_evaluate(args) -> int:
     import lpgame
-    from lpgame.io.json_io import read_json, strategies_from_json
+    from lpgame.io.strategy_files import load_strategies
 
     progress = Progress(args.quiet)
     game = _load(args.name, args.params, progress)
-    strategies = strategies_from_json(read_json(args.strategy))
+    strategies = load_strategies(args.strategy, game)
     progress("computing best responses")
     ev = lpgame.evaluate(game, strategies, exact=args.exact)
     obj = ev.to_dict()
@@ -247,6 +247,7 @@ def cmd_evaluate(args) -> int:
     lines.append(f"  nash_conv (sum of gains) = {obj['nash_conv']}")
     lines.append(f"  exploitability (nash_conv / {game.num_players}, OpenSpiel's) = "
                  f"{obj['exploitability']}")
+    lines.extend(f"  note: {n}" for n in getattr(ev, "notes", []) or [])
     _emit(obj, args.json, "\n".join(lines))
     return 0
 
@@ -332,18 +333,18 @@ def cmd_export(args) -> int:
 
 def cmd_draw(args) -> int:
     import lpgame
-    from lpgame.draw import check_drawable, draw_strategy_heatmap, draw_tree
+    from lpgame.draw import check_drawable, draw_strategy_heatmap, draw_tree, equilibrium_title
 
     progress = Progress(args.quiet)
     game = _load(args.name, args.params, progress)
-    check_drawable(game)     # before solving: a compiled or huge game is refused at once
+    check_drawable(game, solve=not args.no_solve)   # before solving: refused at once, with the fix
     strategies = unreached = None
     title = game.name
     if not args.no_solve:
         progress("solving for the equilibrium to draw")
         result = lpgame.solve(game, exact=args.exact)
         strategies, unreached = result.strategies, result.unreached
-        title = f"{game.name}: equilibrium, value {result.value}"
+        title = equilibrium_title(game.name, result.value)
     draw_tree(game, strategies, args.out, title=title, unreached=unreached)
     written = [args.out]
     if args.heatmap and strategies is not None:
@@ -536,17 +537,11 @@ def _check_output_paths(args, *attributes: str) -> None:
 
 def _check_picture_format(flag: str, path: str) -> None:
     """Refuse a picture file whose format matplotlib cannot write (by its suffix)."""
-    from pathlib import Path
-    suffix = Path(path).suffix.lower().lstrip(".")
+    from lpgame.draw import check_picture_path
     try:
-        from matplotlib.backend_bases import FigureCanvasBase
-    except ImportError:
-        raise LpgameError(f"{flag} {path}: pictures need matplotlib (pip install matplotlib)"
-                          ) from None
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if suffix not in formats:
-        raise LpgameError(f"{flag} {path}: unknown picture format {suffix or '(no suffix)'!r}; use "
-                          f"one of {', '.join(sorted(formats))}")
+        check_picture_path(path)
+    except LpgameError as exc:
+        raise LpgameError(f"{flag} {exc}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

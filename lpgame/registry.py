@@ -102,29 +102,29 @@ class Option:
             return None
         where = f"option {self.name!r} of concept {concept!r}"
         if self.choices is not None and value not in self.choices:
-            raise OptionError(f"unknown {self.name} {value!r} for concept {concept!r}; choose one "
+            raise OptionError(f"unknown {self.name} {show_value(value)} for concept {concept!r}; choose one "
                               f"of {', '.join(map(str, self.choices))}")
         if self.type is bool:
             if isinstance(value, bool):
                 return value
-            raise OptionError(f"{where} must be True or False; got {value!r}")
+            raise OptionError(f"{where} must be True or False; got {show_value(value)}")
         if self.type is int:
             if isinstance(value, numbers.Integral) and not isinstance(value, bool):
                 return int(value)
-            raise OptionError(f"{where} must be an integer; got {value!r}")
+            raise OptionError(f"{where} must be an integer; got {show_value(value)}")
         if self.type is float:
             if isinstance(value, numbers.Real) and not isinstance(value, bool) \
                     and math.isfinite(float(value)):
                 return value
-            raise OptionError(f"{where} must be a finite number; got {value!r}")
+            raise OptionError(f"{where} must be a finite number; got {show_value(value)}")
         if self.type is str:
             if isinstance(value, str):
                 return value
-            raise OptionError(f"{where} must be a string; got {value!r}")
+            raise OptionError(f"{where} must be a string; got {show_value(value)}")
         if self.type is tuple:
             if isinstance(value, (tuple, list)):
                 return tuple(value)
-            raise OptionError(f"{where} must be a tuple; got {value!r}")
+            raise OptionError(f"{where} must be a tuple; got {show_value(value)}")
         return value
 
     def from_text(self, text: str, concept: str):
@@ -350,6 +350,13 @@ def checked_options(concept: Concept, options: dict) -> dict:
         value = options.get(opt.name, opt.default)
         out[opt.name] = opt.check(value, concept.name) if value is not opt.default else value
     return out
+
+
+def show_value(value) -> str:
+    """A value for a message: numpy scalars as plain numbers, not ``np.float64(...)``."""
+    if hasattr(value, "item") and hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    return repr(value)
 
 
 def _required(requirement: str, options: dict, given: set) -> bool:

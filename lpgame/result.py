@@ -158,7 +158,7 @@ class SolveResult:
 
     @classmethod
     def load(cls, path: str | Path) -> SolveResult:
-        return cls.from_dict(read_json(path))
+        return cls.from_dict(read_json(path, expect=dict, what="solve result"))
 
     @classmethod
     def _common(cls, data: dict) -> dict:
