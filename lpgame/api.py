@@ -17,6 +17,7 @@ Fraction(0, 1)
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -51,8 +52,10 @@ def game_info(game) -> GameInfo:
                         and game.to_extensive().is_constant_sum(tol=1e-9 * _range(game)),
                         normal_form=True)
     sf_game = game.game if isinstance(game, SequenceForm) else as_game(game)
+    spread = sf_game.payoff_range()
+    # beyond floats (exact payoffs such as 10**400) the sums are compared exactly
     zero_sum = sf_game.num_players == 2 and sf_game.is_constant_sum(
-        tol=1e-9 * sf_game.payoff_range())
+        tol=1e-9 * spread if math.isfinite(spread) else 0.0)
     return GameInfo(sf_game.name, sf_game.num_players, bool(zero_sum))
 
 

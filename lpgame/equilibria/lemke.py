@@ -447,6 +447,9 @@ def lemke_equilibrium(sf: SequenceForm, exact: bool = False, lemke_start=None,
                       max_pivots: int | None = None,
                       time_limit: float | None = None) -> LemkeEquilibrium:
     """Realization plans (x, y) of a Nash equilibrium found by Lemke's algorithm."""
+    if not exact:       # refuse by name what floats cannot carry (exact mode takes it)
+        from lpgame.lp.scaling import check_float_payoffs, float_bounds
+        check_float_payoffs(*float_bounds(sf.terminal_payoffs), sf.game.name)
     lcp = sequence_form_lcp(sf, exact=exact)
     solution = lemke(lcp, covering=lemke_start, max_pivots=max_pivots, time_limit=time_limit)
     z = solution.z
