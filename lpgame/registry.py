@@ -322,9 +322,13 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
         if best.option(key) is None:
             elsewhere = [c for c in named if c.option(key) is not None]
             if elsewhere:
-                where = "; ".join(f"{c.variant} ({c.games_text()})" for c in elsewhere)
-                raise OptionError(f"option {key!r} of concept {name!r} applies to {where}, not to "
-                                  f"{info.describe()}")
+                where = "; ".join(
+                    f"{c.variant} ({c.games_text()}"
+                    + (f"; selected by {', '.join(c.requires)}" if c.requires else "") + ")"
+                    for c in elsewhere)
+                raise OptionError(f"option {key!r} of concept {name!r} belongs to {where}; for "
+                                  f"{info.describe()} with these options the entry is "
+                                  f"{best.variant}")
             others = sorted({c.name for c in _REGISTRY.values() if c.option(key) is not None})
             hint = (f"; it is an option of {', '.join(f'concept {o!r}' for o in others)}"
                     if others else "")

@@ -118,8 +118,10 @@ def test_option_types_are_checked():
     with pytest.raises(OptionError, match="exact must be True or False"):
         lpgame.solve("kuhn_poker", exact="yes")
     # (objective= now selects nash [optimal], the MILP of lpgame.equilibria.optimal_nash)
-    with pytest.raises(OptionError, match="unknown option 'max_profiles' for concept 'nash'; it is "
-                                          "an option of cce, ce"):
+    with pytest.raises(OptionError, match="option 'decompose' .*concept 'efce'"):
+        lpgame.solve("kuhn_poker", decompose=True)
+    with pytest.raises(OptionError, match="option 'max_profiles' of concept 'nash' belongs to "
+                                          "enumeration .*selected by enumerate"):
         lpgame.solve("kuhn_poker", max_profiles=5)
 
 
