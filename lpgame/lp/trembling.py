@@ -480,8 +480,10 @@ class LimitSolution:
 
 
 def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
-                time_limit: float | None = None, **solver_options) -> LimitSolution:
-    """The limit loop of §13.4 (module docstring)."""
+                time_limit: float | None = None, terms: int | None = None,
+                **solver_options) -> LimitSolution:
+    """The limit loop of §13.4 (module docstring). ``terms``: Taylor coefficients computed first
+    when ε enters A (:func:`certify_stable_basis`)."""
     start = time.perf_counter()
     schedule = schedule or default_schedule()
     attempts: list[dict] = []
@@ -516,7 +518,7 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
         basis = (solution.col_basis, solution.row_basis) if solution.has_basis else None
         t0 = time.perf_counter()
         try:
-            stable = certify_stable_basis(tlp, solution)
+            stable = certify_stable_basis(tlp, solution, terms=terms)
         except NotStableError as exc:
             check_seconds += time.perf_counter() - t0
             attempts.append({"xi": str(xi), "stable": False, "why": str(exc)})
