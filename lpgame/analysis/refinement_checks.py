@@ -179,9 +179,9 @@ def witness_check(sf: SequenceForm, player: int, series: Series, lower: Series |
     return problems
 
 
-def _exact_rows(F, coefficients: list[Fraction]) -> list[Fraction]:
-    coo = F.tocoo()
-    out = [Fraction(0)] * F.shape[0]
+def _exact_rows(treeplex, coefficients: list[Fraction]) -> list[Fraction]:
+    coo = treeplex.tocoo()
+    out = [Fraction(0)] * treeplex.shape[0]
     for r, c, v in zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist()):
         out[r] += int(v) * coefficients[c]
     return out

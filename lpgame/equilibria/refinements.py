@@ -59,27 +59,41 @@ from lpgame.sequence_form import SequenceForm
 UNREACHED_NOTE = ("play at these information sets is refined (the limit of the trembling "
                   "strategies), not arbitrary")
 
+UNREACHED_LABEL = {"qpe": "unreached: refined play", "efpe": "unreached: refined play",
+                   "os-qpe": "unreached: refined for the trembling player only"}
+
+SOLVER = {"name": "HiGHS dual simplex on P(ξ), stable-basis test in rationals", "backend": "highs",
+          "exact_certification": True}
+
+DEVIATIONS = {
+    "qpe": "best responses of each player (exact NashConv of the limit); lexicographic optimality "
+           "at every information set against the perturbed opponent (both players)",
+    "efpe": "best responses of each player (exact NashConv of the limit); optimality at every "
+            "information set given both players' perturbed strategies, to the Taylor order",
+    "os-qpe": "best responses of each player (exact NashConv of the limit); the machine's "
+              "lexicographic optimality against the trembling player's perturbed strategy",
+}
+
 NAMES = {"qpe": "quasi-perfect equilibrium (Miltersen–Sørensen)",
          "efpe": "extensive-form perfect equilibrium",
          "os-qpe": "one-sided quasi-perfect equilibrium"}
 
 
 class RefinedResult(Result):
-    """A :class:`~lpgame.result.Result` whose summary says what the refinement certified and that
-    play at unreached information sets is refined."""
+    """A profile :class:`~lpgame.result.Result` whose report also says what the refinement
+    certified (the ε, the checks) and that play at unreached information sets is refined."""
 
-    def summary(self, player_names: list[str] | None = None, digits: int = 6,
-                max_infosets: int | None = 200) -> str:
-        text = super().summary(player_names, digits, max_infosets)
+    def body_lines(self, names: list[str], **options) -> list[str]:
+        lines = super().body_lines(names, **options)
         info = self.extra.get("refinement", {})
-        text = text.replace("   (unreached)", "   (unreached: refined play)")
-        lines = [text, "", f"refinement: {NAMES.get(info.get('name'), info.get('name'))}, "
-                 f"{info.get('status')}"]
+        lines += ["", f"refinement: {NAMES.get(info.get('name'), info.get('name'))}, "
+                  f"{info.get('status')}"]
         eps = info.get("epsilon", {})
         if info.get("status") == "certified":
             lines.append(f"  stable basis found at ξ = {eps.get('found_at')}; "
-                         + (f"optimal on (0, {eps['certified_on']}]" if eps.get("certified_on")
-                            else "optimal on some (0, ε̄] (Taylor test)"))
+                         + (f"optimal for every ε in (0, {eps['certified_on']}]"
+                            if eps.get("certified_on") else
+                            "optimal on some (0, ε̄] (Taylor test at ε = 0)"))
         else:
             lines.append(f"  {info.get('message')}")
         for check in info.get("checks", []):
@@ -87,8 +101,8 @@ class RefinedResult(Result):
                          f"{'passed' if check['passed'] else 'FAILED'} "
                          f"({check['infosets_checked']} information sets)")
         if any(self.unreached):
-            lines.append(f"  unreached information sets: {UNREACHED_NOTE}")
-        return "\n".join(lines)
+            lines.append(f"  unreached information sets: {info.get('unreached_play')}")
+        return lines
 
 
 def _check_game(sf: SequenceForm) -> None:
@@ -201,7 +215,9 @@ def solve_refinement(game, refinement: str = "qpe", trembling_player: int | None
         "attempts": limit.attempts,
         "checks": [c.to_dict() for c in checks],
         "witness_problems": witness_problems,
-        "unreached_play": UNREACHED_NOTE,
+        "unreached_play": UNREACHED_NOTE if refinement != "os-qpe" else (
+            UNREACHED_NOTE + " for the trembling player; the machine's own unreached sets are not "
+            "refined (listed under 'unrefined')"),
         "unrefined": [[sf.players[i].infoset_labels[j] for j, u in enumerate(unrefined[i]) if u]
                       for i in range(2)],
         "seconds": {k: float(v) for k, v in limit.seconds.items()},
@@ -209,17 +225,20 @@ def solve_refinement(game, refinement: str = "qpe", trembling_player: int | None
     all_passed = all(c.passed for c in checks) and not witness_problems
     certificate = Certificate(evaluation.nash_conv, evaluation.exploitability,
                               evaluation.best_response_gain, exact=True,
-                              extra={"refinement_property": "passed" if all_passed else "FAILED"})
+                              extra={"refinement_property": "passed" if all_passed else "FAILED"},
+                              deviations=DEVIATIONS[refinement])
     return RefinedResult(
-        game=sf.game.name, concept="nash", value=evaluation.values[0], values=evaluation.values,
+        game=sf.game.name, concept="nash", variant="refinement", value=evaluation.values[0],
+        values=evaluation.values,
         strategies=[sf.strategy_to_dict(i, behaviours[i]) for i in range(2)],
         certificate=certificate, size=rl.tlp.base.size(),
         seconds={"total": time.perf_counter() - start, "solve": limit.seconds.get("solve", 0.0),
                  "stability": limit.seconds.get("stability", 0.0)},
-        backend="highs", exact=True,
+        solver=SOLVER, backend="highs", exact=True,
         unreached=[[sf.players[i].infoset_labels[j] for j, u in enumerate(unreached[i]) if u]
                    for i in range(2)],
-        extra={"refinement": info}, plans=plans, lp=rl.tlp.base)
+        extra={"refinement": info, "unreached_label": UNREACHED_LABEL[refinement]}, plans=plans,
+        lp=rl.tlp.base)
 
 
 def _lower_series(sf: SequenceForm, rl: RefinementLP, player: int):
@@ -270,13 +289,15 @@ def _partial_result(sf, rl, limit, refinement, trembling_player, start) -> Refin
             "unreached_play": "every information set is reached by the perturbed strategies",
             "seconds": {k: float(v) for k, v in limit.seconds.items()}}
     return RefinedResult(
-        game=sf.game.name, concept="nash", value=evaluation.values[0], values=evaluation.values,
+        game=sf.game.name, concept="nash", variant="refinement", value=evaluation.values[0],
+        values=evaluation.values,
         strategies=[sf.strategy_to_dict(i, pairs[i][0]) for i in range(2)],
         certificate=Certificate(evaluation.nash_conv, evaluation.exploitability,
-                                evaluation.best_response_gain, exact=False),
+                                evaluation.best_response_gain, exact=False,
+                                extra={"partial": "the perturbed game's equilibrium, not the limit"}),
         size=lp.size(), seconds={"total": time.perf_counter() - start,
                                  "solve": limit.seconds.get("solve", 0.0)},
-        backend="highs", exact=False,
+        solver={**SOLVER, "exact_certification": False}, backend="highs", exact=False,
         unreached=[[sf.players[i].infoset_labels[j] for j, u in enumerate(pairs[i][1]) if u]
                    for i in range(2)],
         extra={"refinement": info}, plans=plans, lp=lp)

@@ -124,9 +124,9 @@ def qpe_lp(sf: SequenceForm) -> RefinementLP:
     lp.add_constraints("treeplex", [(x, F1)], "==", treeplex_rhs(0),
                        labels=["∅"] + sf.infoset_labels(0))
     lp.add_constraints("best_response",
-                       [(v, RationalMatrix.from_scipy(F2.T)), (z, RationalMatrix.from_scipy(sp.eye_array(n2))),
-                        (x, -Ut)], "<=", Ut.matvec(_fractions(ell1[0].tolist())),
-                       labels=sf.sequence_labels(1))
+                       [(v, RationalMatrix.from_scipy(F2.T)),
+                        (z, RationalMatrix.from_scipy(sp.eye_array(n2))), (x, -Ut)], "<=",
+                       Ut.matvec(_fractions(ell1[0].tolist())), labels=sf.sequence_labels(1))
     objective_v = np.zeros(v.size)
     objective_v[0] = 1.0
     lp.set_objective([(v, objective_v), (z, ell2[0].astype(float))], "max")
