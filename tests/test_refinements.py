@@ -331,12 +331,27 @@ def test_unknown_refinement_and_misplaced_option():
 
 def test_basis_that_never_stabilises_gives_a_labelled_partial_answer():
     # at ξ = 1/8 Kuhn's QPE basis is not stable; allowing no smaller ξ leaves a partial answer
-    result = solve_refinement("kuhn_poker", "qpe", schedule=[Fraction(1, 8)])
+    result = solve_refinement("kuhn_poker", "qpe", schedule=[Fraction(1, 8)], exact_fallback=False)
     info = result.extra["refinement"]
     assert info["status"] == "partial" and not result.exact
     assert info["epsilon"]["smallest_reached"] == "1/8"
     assert "not the limit" in info["message"] and "1/8" in info["message"]
     assert "partial" in result.summary()
+
+
+@pytest.mark.parametrize("refinement", ["qpe", "os-qpe"])
+def test_exact_criss_cross_repairs_an_unstable_basis(refinement):
+    """From HiGHS's basis at ξ = 1/8 (not stable for Kuhn) the exact criss-cross method over ℚ(ε)
+    reaches a stable basis; its limit is the one the ξ loop finds, certified the same way."""
+    repaired = solve_refinement("kuhn_poker", refinement, schedule=[Fraction(1, 8)])
+    info = repaired.extra["refinement"]
+    assert info["status"] == "certified" and info["epsilon"]["basis_by"] == "criss-cross"
+    assert info["attempts"][-1]["pivots"] >= 1
+    plain = solve_refinement("kuhn_poker", refinement)
+    assert plain.extra["refinement"]["epsilon"]["basis_by"] != "criss-cross"
+    assert repaired.certificate.nash_conv == 0 and repaired.value == Fraction(-1, 18)
+    assert all(c["passed"] for c in info["checks"])
+    assert repaired.strategies[0]["K check bet"] == plain.strategies[0]["K check bet"]
 
 
 def test_time_limit_before_any_solve():

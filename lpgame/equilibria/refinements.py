@@ -174,10 +174,12 @@ def refined_behaviour(sf: SequenceForm, player: int, series: list[list[Fraction]
 
 def solve_refinement(game, refinement: str = "qpe", trembling_player: int | None = None,
                      time_limit: float | None = None, schedule: list[Fraction] | None = None,
-                     **solver_options) -> RefinedResult:
+                     exact_fallback: bool = True, **solver_options) -> RefinedResult:
     """The exact ``refinement`` (``qpe``, ``efpe`` or ``os-qpe``) of a two-player zero-sum game
     (module docstring). ``trembling_player`` (0 or 1; os-qpe only, default 1) names the player who
-    trembles. ``schedule`` overrides the ξ sequence of :func:`lpgame.lp.trembling.solve_limit`.
+    trembles. ``schedule`` overrides the ξ sequence of :func:`lpgame.lp.trembling.solve_limit`;
+    ``exact_fallback=False`` skips its exact criss-cross method over ℚ(ε) (QPE, one-sided QPE) when
+    no HiGHS basis is stable.
 
     Raises :class:`~lpgame.errors.ConceptMismatchError` for a game that is not two-player
     zero-sum and :class:`~lpgame.errors.OptionError` for an unknown refinement; returns a partial,
@@ -193,7 +195,7 @@ def solve_refinement(game, refinement: str = "qpe", trembling_player: int | None
     solver_options = {k: v for k, v in solver_options.items()
                       if k in ("threads", "highs_options") and v is not None}
     limit = solve_limit(rl.tlp, schedule=schedule, time_limit=time_limit, terms=terms,
-                        **solver_options)
+                        exact_fallback=exact_fallback, **solver_options)
     if not limit.stable:
         return _partial_result(sf, rl, limit, refinement, trembling_player, start)
     series = [_series(rl, limit, i) for i in range(2)]
@@ -208,7 +210,7 @@ def solve_refinement(game, refinement: str = "qpe", trembling_player: int | None
         "name": refinement,
         "status": "certified",
         "trembling_player": None if trembling_player is None else trembling_player + 1,
-        "epsilon": {"found_at": str(limit.xi),
+        "epsilon": {"found_at": str(limit.xi), "basis_by": limit.how,
                     "certified_on": None if basis.certified_epsilon is None
                     else str(basis.certified_epsilon),
                     "method": basis.how, "terms": len(basis.primal)},

@@ -68,6 +68,9 @@ from lpgame.rational import RationalMatrix, as_rational, as_scipy
 TIGHT_FROM = Fraction(1, 2 ** 20)
 """From this ξ on, HiGHS runs with its tightest feasibility tolerances."""
 
+FALLBACK_SECONDS = 120.0
+"""At most this long for the exact criss-cross fallback when no time limit is given."""
+
 TIGHT_TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
@@ -216,7 +219,12 @@ class StableBasis:
 
 
 class NotStableError(LpgameError):
-    """The basis is not stable (or its stability could not be decided); the message says why."""
+    """The basis is not stable (or its stability could not be decided); the message says why and
+    ``violations`` counts the entries of t_B(ε) of the wrong sign near ε = 0."""
+
+    def __init__(self, message: str, violations: int = 0):
+        super().__init__(message)
+        self.violations = violations
 
 
 def _submatrix(matrix: RationalMatrix, row_pos: np.ndarray, col_pos: np.ndarray, shape) -> _SparseRational:
@@ -310,12 +318,14 @@ def certify_stable_basis(tlp: TremblingLP, solution: LPSolution, terms: int | No
         entries = _optimality_entries(powers, senses, z_full, pi_full, basic, tight, col_lower,
                                       lp.sense, count)
         undecided = [k for k, (coefs, must_vanish) in enumerate(entries) if _lex_sign(coefs) == 0]
-        for coefs, must_vanish in entries:
-            s = _lex_sign(coefs)
-            if s < 0 or (must_vanish and s != 0):
-                what = "must vanish" if must_vanish else "must be ≥ 0"
-                raise NotStableError(f"an entry of the optimality certificate t_B(ε) {what} near ε = 0 "
-                                f"but its expansion starts {coefs[:4]}")
+        wrong = [(coefs, must_vanish) for coefs, must_vanish in entries
+                 if _lex_sign(coefs) < 0 or (must_vanish and _lex_sign(coefs) != 0)]
+        if wrong:
+            coefs, must_vanish = wrong[0]
+            what = "must vanish" if must_vanish else "must be ≥ 0"
+            raise NotStableError(f"{len(wrong)} entries of the optimality certificate t_B(ε) have the "
+                                 f"wrong sign near ε = 0; the first {what} but its expansion starts "
+                                 f"{[str(c) for c in coefs[:4]]}", len(wrong))
         if polynomial or not undecided:
             break
         # truncated series all zero: decide by an exact evaluation at a rational point
@@ -477,10 +487,12 @@ class LimitSolution:
     attempts: list[dict] = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
     reason: str = ""
+    how: str = "HiGHS simplex at ξ"   # or "criss-cross": the exact method from HiGHS's last basis
 
 
 def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
                 time_limit: float | None = None, terms: int | None = None,
+                tight_always: bool = False, exact_fallback: bool = True,
                 **solver_options) -> LimitSolution:
     """The limit loop of §13.4 (module docstring). ``terms``: Taylor coefficients computed first
     when ε enters A (:func:`certify_stable_basis`)."""
@@ -491,6 +503,8 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
     last = None
     solve_seconds = check_seconds = 0.0
     reason = ""
+    verdicts: dict[bytes, StableBasis | str] = {}     # one exact test per distinct basis
+    closest = None        # (violations, basis) of the basis nearest to stable, for the fallback
     for xi in schedule:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
@@ -500,7 +514,7 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
         options["solver"] = "simplex"
         if left is not None:
             options["time_limit"] = left
-        if xi <= TIGHT_FROM:
+        if xi <= TIGHT_FROM or tight_always:
             options["highs_options"] = {**options.get("highs_options", {}), **TIGHT_TOLERANCES}
         if basis is not None:
             options["starting_basis"] = basis
@@ -516,26 +530,65 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
         solve_seconds += solution.seconds
         last = (xi, solution, lp)
         basis = (solution.col_basis, solution.row_basis) if solution.has_basis else None
+        key = _basis_key(solution)
         t0 = time.perf_counter()
-        try:
-            stable = certify_stable_basis(tlp, solution, terms=terms)
-        except NotStableError as exc:
-            check_seconds += time.perf_counter() - t0
-            attempts.append({"xi": str(xi), "stable": False, "why": str(exc)})
-            continue
+        if key not in verdicts:
+            try:
+                verdicts[key] = certify_stable_basis(tlp, solution, terms=terms)
+            except NotStableError as exc:
+                verdicts[key] = str(exc)
+                if solution.has_basis and (closest is None or exc.violations < closest[0]):
+                    closest = (exc.violations, solution, xi)
         check_seconds += time.perf_counter() - t0
+        verdict = verdicts[key]
+        if isinstance(verdict, str):
+            attempts.append({"xi": str(xi), "stable": False, "why": verdict})
+            continue
         attempts.append({"xi": str(xi), "stable": True})
-        return LimitSolution(True, xi, solution, lp, stable, attempts,
+        return LimitSolution(True, xi, solution, lp, verdict, attempts,
                              {"solve": solve_seconds, "stability": check_seconds,
                               "total": time.perf_counter() - start})
     if last is None:
         why = reason or "every solve failed"
         raise SolverTimeLimitError(f"trembling LP {tlp.base.name!r}: no P(ξ) was solved ({why})")
     xi, solution, lp = last
+    if not reason and exact_fallback and closest is not None and tlp.degree["A"] == 0:
+        # floating point could not resolve the small ξ: the exact criss-cross method over ℚ(ε)
+        # from the basis with the fewest wrong signs (lpgame.lp.lexicographic)
+        from lpgame.lp.lexicographic import CrissCrossError, lexicographic_criss_cross
+        _, start_solution, start_xi = closest
+        left = FALLBACK_SECONDS if time_limit is None else \
+            min(FALLBACK_SECONDS, time_limit - (time.perf_counter() - start))
+        t0 = time.perf_counter()
+        where = f"criss-cross over Q(eps) from the basis found at {start_xi}"
+        try:
+            cols, rows, pivots = lexicographic_criss_cross(
+                tlp, start_solution.col_basis, start_solution.row_basis, time_limit=left)
+            exact_basis = LPSolution(start_solution.lp, start_solution.backend,
+                                     "optimal over Q(eps) (criss-cross)", start_solution.objective,
+                                     start_solution.col_values, start_solution.row_duals, cols, rows,
+                                     start_solution.seconds, dict(start_solution.info))
+            stable = certify_stable_basis(tlp, exact_basis, terms=terms)
+            check_seconds += time.perf_counter() - t0
+            attempts.append({"xi": where, "stable": True, "pivots": pivots})
+            return LimitSolution(True, start_xi, exact_basis, lp, stable, attempts,
+                                 {"solve": solve_seconds, "stability": check_seconds,
+                                  "total": time.perf_counter() - start}, how="criss-cross")
+        except (CrissCrossError, NotStableError) as exc:
+            check_seconds += time.perf_counter() - t0
+            attempts.append({"xi": where, "stable": False, "why": str(exc)})
+            reason = f"the exact criss-cross method failed too ({exc})"
     return LimitSolution(False, xi, solution, lp, None, attempts,
                          {"solve": solve_seconds, "stability": check_seconds,
                           "total": time.perf_counter() - start},
                          reason or f"no basis was certified stable down to ξ = {schedule[-1]}")
+
+
+def _basis_key(solution: LPSolution) -> bytes:
+    if not solution.has_basis:
+        return b""
+    return (np.asarray(solution.col_basis) == BASIS_BASIC).tobytes() + \
+        (np.asarray(solution.row_basis) == BASIS_BASIC).tobytes()
 
 
 def exact_log2(value: Fraction) -> float:
