@@ -176,7 +176,6 @@ def cmd_solve(args) -> int:
     import lpgame
 
     progress = Progress(args.quiet)
-    _check_output_paths(args, "json", "save_lp")
     options = {**_solver_options(args), **_concept_options(args)}
     if args.abstraction:
         from lpgame.abstraction.solve import check_abstraction_name
@@ -500,6 +499,10 @@ COMMANDS = {"concepts": cmd_concepts, "games": cmd_games, "info": cmd_info, "sol
             "cfr": cmd_cfr}
 
 
+OUTPUT_PATHS = ("json", "save_lp", "lp", "mps", "latex", "out", "plot")
+"""The arguments, across commands, that name files lpgame writes."""
+
+
 def _check_output_paths(args, *attributes: str) -> None:
     """Refuse, before any work, output paths that cannot be written: a missing or read-only
     folder, a folder where a file is expected."""
@@ -518,6 +521,23 @@ def _check_output_paths(args, *attributes: str) -> None:
             raise LpgameError(f"{flag} {path}: the folder {folder} does not exist")
         if not os.access(folder, os.W_OK):
             raise LpgameError(f"{flag} {path}: the folder {folder} is not writable")
+        if attribute in ("out", "plot"):
+            _check_picture_format(flag, path)
+
+
+def _check_picture_format(flag: str, path: str) -> None:
+    """Refuse a picture file whose format matplotlib cannot write (by its suffix)."""
+    from pathlib import Path
+    suffix = Path(path).suffix.lower().lstrip(".")
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise LpgameError(f"{flag} {path}: pictures need matplotlib (pip install matplotlib)"
+                          ) from None
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in formats:
+        raise LpgameError(f"{flag} {path}: unknown picture format {suffix or '(no suffix)'!r}; use "
+                          f"one of {', '.join(sorted(formats))}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -530,6 +550,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.command == "export" and not (args.lp or args.mps or args.latex):
             parser.error("export needs --lp PATH, --mps PATH and/or --latex PATH")
+        _check_output_paths(args, *OUTPUT_PATHS)     # before any work, so none is lost
         return COMMANDS[args.command](args)
     except SystemExit as exc:       # argparse: --help, --version (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
