@@ -12,8 +12,8 @@ basis, then the exact criss-cross method over ℚ(ε) for QPE), and the independ
 refinement, the status ("certified", or "partial" with the smallest ξ reached), the ξ at which the
 stable basis was found (and how: HiGHS or the criss-cross method), the ε* for which optimality on
 (0, ε*] is proved (QPE) or "Taylor" (EFPE: some (0, ε̄]), HiGHS seconds, exact-test seconds, total
-seconds (in the child, after its imports: game, LP, limit loop, certificate), whether the checks passed, and the thesis's C++ time and final ε
-for the same cell (Table 13.1, notes/farina-thesis.md §3.3: single thread, 2.4 GHz, Gurobi then
+seconds (in the child, after its imports: game, LP, limit loop, certificate), whether the checks
+passed, and the thesis's C++ time and final ε for the same cell (Table 13.1, notes/farina-thesis.md §3.3: single thread, 2.4 GHz, Gurobi then
 GLOP-MPFR; QPE "Ch 13" and EFPE "Ch 13" columns).
 
 OpenSpiel (``open_spiel.python.algorithms.sequence_form_lp.solve_perturbed_zero_sum_game``, the
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
                 else f"smallest {d['found_at']}"
             print(f"{name:<6} {refinement:<5} {d['status']:<10} {where:<28} "
                   f"{str(d['certified_on'] or 'Taylor' if d['status'] == 'certified' else '-'):<10} "
-                  f"{d["highs"]:>8.2f} {d["stability"]:>8.2f} {d["seconds"]:>8.2f} "
+                  f"{d['highs']:>8.2f} {d['stability']:>8.2f} {d['seconds']:>8.2f} "
                   f"{str(d['checks']):<7} {thesis[0]} ({thesis[1]})")
     if args.no_openspiel:
         return
