@@ -14,7 +14,8 @@ stable basis was found (and how: HiGHS or the criss-cross method), the ε* for w
 (0, ε*] is proved (QPE) or "Taylor" (EFPE: some (0, ε̄]), HiGHS seconds, exact-test seconds, total
 seconds (in the child, after its imports: game, LP, limit loop, certificate), whether the checks
 passed, and the thesis's C++ time and final ε for the same cell (Table 13.1,
-notes/farina-thesis.md §3.3: single thread, 2.4 GHz, Gurobi then GLOP-MPFR; QPE "Ch 13" and EFPE "Ch 13" columns).
+notes/farina-thesis.md §3.3: single thread, 2.4 GHz, Gurobi then GLOP-MPFR; QPE "Ch 13" and
+EFPE "Ch 13" columns).
 
 OpenSpiel (``open_spiel.python.algorithms.sequence_form_lp.solve_perturbed_zero_sum_game``, the
 perturbed LP of Miltersen & Sørensen at a fixed ε = 1e-8 solved by CVXPY/ECOS, OpenSpiel PR #1489)
