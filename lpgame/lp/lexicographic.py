@@ -33,8 +33,9 @@ from fractions import Fraction
 import numpy as np
 
 from lpgame.errors import LpgameError
-from lpgame.lp.exact import _solve_exactly, _SparseRational
+from lpgame.lp.exact import _SparseRational
 from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO
+from lpgame.lp.trembling import solve_scaled as _solve_exactly
 from lpgame.rational import RationalMatrix
 
 NONNEG, FREE, FIXED = 0, 1, 2

@@ -63,7 +63,7 @@ from lpgame.lp import solve_lp
 from lpgame.lp.exact import _solve_exactly, _SparseRational
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
-from lpgame.rational import RationalMatrix, as_rational, as_scipy
+from lpgame.rational import RationalMatrix, as_rational, as_scipy, common_denominator
 
 TIGHT_FROM = Fraction(1, 2 ** 20)
 """From this ξ on, HiGHS runs with its tightest feasibility tolerances."""
@@ -293,14 +293,14 @@ def certify_stable_basis(tlp: TremblingLP, solution: LPSolution, terms: int | No
             for j in varying:
                 if k - j >= 0:
                     rhs = _minus(rhs, _apply(B[j], zs[k - j]))
-            zs.append(_solve_exactly(B[0], rhs, f"the ε^{k} coefficient of the basic values")
+            zs.append(solve_scaled(B[0], rhs, f"the ε^{k} coefficient of the basic values")
                       if any(rhs) else [Fraction(0)] * size[0])
             c_k = powers.get(k, ([Fraction(0)] * n, None, None))[0]
             rhs = [c_k[j] for j in basic_list]
             for j in varying:
                 if k - j >= 0:
                     rhs = _minus(rhs, _apply_t(B[j], ps[k - j]))
-            ps.append(_solve_exactly(B[0].T, rhs, f"the ε^{k} coefficient of the duals")
+            ps.append(solve_scaled(B[0].T, rhs, f"the ε^{k} coefficient of the duals")
                       if any(rhs) else [Fraction(0)] * size[0])
         return zs, ps
 
@@ -347,6 +347,17 @@ def certify_stable_basis(tlp: TremblingLP, solution: LPSolution, terms: int | No
            "first nonzero coefficient (Lemmas 13.1–13.2); entries vanishing to that order tested "
            "by an exact evaluation at a rational ε")
     return StableBasis(z_full, pi_full, polynomial, certified, len(entries), how)
+
+
+def solve_scaled(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
+    """The exact solution of ``matrix`` x = rhs, solved as ``matrix`` y = D·rhs with D the common
+    denominator of rhs (integer right-hand side: y's denominators divide det(matrix) only, so the
+    rational reconstruction of :mod:`lpgame.lp.exact` needs far fewer digits), x = y / D."""
+    nums, den = common_denominator(rhs)
+    if den == 1:
+        return _solve_exactly(matrix, rhs, what)
+    y = _solve_exactly(matrix, [Fraction(v) for v in nums.tolist()], what)
+    return [v / den for v in y]
 
 
 def _minus(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
@@ -452,8 +463,8 @@ def _vanish_at_random_point(powers, basis_parts, tight_list, basic_list, senses,
     b = [sum((eps ** k * powers[k][2][i] for k in powers), Fraction(0)) for i in tight_list]
     c = [sum((eps ** k * powers[k][0][j] for k in powers), Fraction(0)) for j in basic_list]
     try:
-        z = _scatter(_solve_exactly(Be, b, "the basis at a rational ε"), basic_list, n)
-        p = _scatter(_solve_exactly(Be.T, c, "the duals at a rational ε"), tight_list, m)
+        z = _scatter(solve_scaled(Be, b, "the basis at a rational ε"), basic_list, n)
+        p = _scatter(solve_scaled(Be.T, c, "the duals at a rational ε"), tight_list, m)
     except ExactCheckError:
         return False
     collapsed = {0: ([sum((eps ** k * powers[k][0][j] for k in powers), Fraction(0)) for j in range(n)],
