@@ -94,10 +94,10 @@ def _pad(series: Series, terms: int, size: int) -> Series:
 
 def quasi_perfect_check(sf: SequenceForm, player: int, behaviour: list[Fraction],
                         opponent_series: Series, reached_only: list[bool] | None = None,
-                        ) -> RefinementCheck:
+                        against: str = "the opponent's perturbed strategy") -> RefinementCheck:
     """Lexicographic optimality of ``player``'s limit ``behaviour`` against the opponent's perturbed
     strategy, own later play optimal (module docstring). ``reached_only``: check only the
-    information sets marked True."""
+    information sets marked True; ``against`` names the opponent's strategy in the report."""
     g = sequence_payoff_series(sf, player, opponent_series)
     p = sf.players[player]
     terms = len(g)
@@ -118,8 +118,9 @@ def quasi_perfect_check(sf: SequenceForm, player: int, behaviour: list[Fraction]
                                         "optimal against the perturbed opponent")
             parent = int(p.infoset_parent_seq[j])
             total[parent] = _add(total[parent], best)
+    where = "" if reached_only is None else " (at the information sets its own strategy reaches)"
     return RefinementCheck(player, "quasi-perfect: every played action is lexicographically optimal"
-                           " against the opponent's perturbed strategy, own later play optimal",
+                           f" against {against}, own later play optimal{where}",
                            not failures, checked, terms, failures)
 
 

@@ -265,7 +265,8 @@ def _checks(sf, refinement, trembling_player, behaviours, series, plans):
     p = sf.players[m]
     reached = [plans[m][int(q)] > 0 for q in p.infoset_parent_seq.tolist()]
     return [quasi_perfect_check(sf, m, behaviours[m], series[h], reached_only=reached),
-            quasi_perfect_check(sf, h, behaviours[h], [plans[m]])]
+            quasi_perfect_check(sf, h, behaviours[h], [plans[m]],
+                                against="the machine's limit strategy")]
 
 
 def _partial_result(sf, rl, limit, refinement, trembling_player, start) -> RefinedResult:
