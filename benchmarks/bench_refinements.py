@@ -145,6 +145,10 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name:<6} {child.status}: {child.error[:120]}")
             continue
         d = child.data
+        if d["status"] != "certified":
+            print(f"{name:<6} OpenSpiel {d['openspiel_seconds']:.2f} s; lpgame QPE {d['status']}: no "
+                  "exact limit to compare its off-path play with")
+            continue
         print(f"{name:<6} OpenSpiel {d['openspiel_seconds']:.2f} s; lpgame QPE {d['status']}; "
               f"{d['off_path_sets']} off-path information sets, largest |difference| "
               f"{d['max_difference']:.3g}, {d['differing_sets']} differ by more than 1e-3")
