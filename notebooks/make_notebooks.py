@@ -16,6 +16,8 @@ object, the notebook's *summary*) with lpgame's own results and with literature 
 6. ``06_opponent_modelling_kuhn``: best responses to Hoehn's opponents and the ε-safe frontier.
 7. ``07_general_sum_equilibria``: Lemke on the sequence-form LCP pivot by pivot, all extreme
    equilibria and Nash subsets of bimatrix games, the best Nash against the best CE of Chicken.
+8. ``08_refinements``: why Nash is not enough (Kuhn's "K check bet", Guess-the-Ace), the QPE
+   trembling LP printed, its exact limit.
 """
 
 from __future__ import annotations
@@ -1504,6 +1506,96 @@ def general_sum_equilibria() -> list:
     ]
 
 
+def refinements() -> list:
+    return [
+        md(r"""
+        # Why Nash is not enough: exact refinements (QPE, EFPE)
+
+        A Nash equilibrium is optimal against an opponent who never errs. Where equilibrium play never
+        goes, it may prescribe anything. Trembling-hand refinements force every player to make small
+        mistakes of size ε and take the limit ε → 0⁺ (Farina 2023, ch. 12–13; Miltersen & Sørensen
+        2010). lpgame computes that limit exactly: a *trembling LP* P(ε), a basis of it proved
+        optimal on a whole interval (0, ε*] in rational arithmetic, and its value at ε = 0.
+        """),
+        code(SETUP + "\n\nfrom fractions import Fraction\n\n"
+             "from lpgame.analysis.exploitability import evaluate_plans_exact\n"
+             "from lpgame.compile import compile_game\n"
+             "from lpgame.equilibria.refinements import solve_refinement"),
+        md(r"""
+        ## Kuhn poker: "K check, bet"
+
+        Player 1 never checks the King in equilibrium, so the information set "K check bet" is never
+        reached. Folding there is still a Nash equilibrium: its NashConv is exactly 0.
+        """),
+        code('''
+        nash = lpgame.solve("kuhn_poker", exact=True)
+        sf = compile_game("kuhn_poker")
+        folding = [dict(nash.strategies[0]), nash.strategies[1]]
+        folding[0]["K check bet"] = {"fold": Fraction(1), "call": Fraction(0)}
+        plans = [sf.plan_from_behaviour_exact(i, sf.behaviour_from_dict_exact(i, folding[i]))
+                 for i in range(2)]
+        folding_nash_conv = evaluate_plans_exact(sf, plans).nash_conv
+        print("unreached by player 1:", nash.unreached[0])
+        print("NashConv when player 1 folds the King there:", folding_nash_conv)
+        '''),
+        md(r"""
+        ## The trembling LP
+
+        For the quasi-perfect equilibrium every sequence σ must have probability at least
+        ε^depth(σ) (Prop. 13.2). Substituting x = x̃ + ℓ(ε) leaves the sequence-form LP with ε only in
+        its right-hand side and objective. Here it is, block by block (the ε⁰ part; the ε-terms are
+        added on the same blocks):
+        """),
+        code('''
+        from lpgame.equilibria.trembling import qpe_lp
+
+        trembling = qpe_lp(sf).tlp
+        print(trembling.base.describe())
+        print("powers of ε:", trembling.degree)
+        '''),
+        md(r"""
+        ## The limit
+
+        HiGHS solves P(ξ) for ξ = 1/8, 1/16, ...; each optimal basis is tested exactly: its basic
+        values, duals and reduced costs are polynomials in ε, and the basis is optimal for all small ε
+        when each has the right sign near 0. The answer states where.
+        """),
+        code('''
+        qpe = solve_refinement("kuhn_poker", "qpe")
+        efpe = solve_refinement("kuhn_poker", "efpe")
+        for name, r in (("QPE", qpe), ("EFPE", efpe)):
+            info = r.extra["refinement"]
+            print(name, "value", r.value, "NashConv", r.certificate.nash_conv,
+                  "found at ξ =", info["epsilon"]["found_at"],
+                  "certified on (0, %s]" % info["epsilon"]["certified_on"],
+                  "K check bet:", dict(r.strategies[0]["K check bet"]))
+        print(qpe.summary())
+        '''),
+        md(r"""
+        ## Guess-the-Ace
+
+        Player 1 ends the game at once in every equilibrium, so player 2's guess never matters to Nash,
+        even the insensible "ace of spades" (probability 1/52). The refinements guess "not ace".
+        """),
+        code('''
+        ace = solve_refinement("guess_the_ace", "qpe")
+        print(dict(ace.strategies[1]["P2"]))
+        '''),
+        summary_cell('''
+        summary = {
+            "folding_nash_conv": folding_nash_conv,
+            "unreached": nash.unreached[0],
+            "qpe_value": qpe.value, "efpe_value": efpe.value,
+            "qpe_k_check_bet": dict(qpe.strategies[0]["K check bet"]),
+            "efpe_k_check_bet": dict(efpe.strategies[0]["K check bet"]),
+            "qpe_certified_on": qpe.extra["refinement"]["epsilon"]["certified_on"],
+            "checks_passed": all(c["passed"] for r in (qpe, efpe)
+                                 for c in r.extra["refinement"]["checks"]),
+            "guess": dict(ace.strategies[1]["P2"]),
+        }'''),
+    ]
+
+
 NOTEBOOKS = {
     "01_matrix_games_as_lps.ipynb": matrix_games,
     "02_sequence_form_kuhn.ipynb": sequence_form_kuhn,
@@ -1512,6 +1604,7 @@ NOTEBOOKS = {
     "05_verifying_cfr.ipynb": verifying_cfr,
     "06_opponent_modelling_kuhn.ipynb": opponent_modelling,
     "07_general_sum_equilibria.ipynb": general_sum_equilibria,
+    "08_refinements.ipynb": refinements,
 }
 
 
