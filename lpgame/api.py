@@ -24,8 +24,8 @@ import numpy as np
 
 from lpgame.analysis.best_response import best_response, best_response_value_exact
 from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
-from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError, SolverTimeLimitError
 from lpgame.compile import as_game, compile_game  # noqa: F401  (public names of lpgame.api)
+from lpgame.errors import ExactCheckError, LpgameError, SolverTimeLimitError
 from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm
 
