@@ -76,8 +76,9 @@ from lpgame.equilibria.correlated import SUPPORT_TOLERANCE, plan_label
 from lpgame.equilibria.efce import CorrelationPlanSpace
 from lpgame.errors import OptionError, SolverError, SolverTimeLimitError
 from lpgame.lp import LinearProgram, solve_lp
+from lpgame.lp.solution import LPSolution, solver_report
 from lpgame.registry import Concept, Option, register
-from lpgame.result import Certificate, Result
+from lpgame.result import Certificate, Result, format_number, register_result_kind
 from lpgame.sequence_form import SequenceForm
 
 TMECOR_METHODS = ("auto", "lp", "column_generation")
@@ -380,6 +381,7 @@ class ColumnGeneration:
     history: list[tuple[float, float, float]]    # (seconds, lower, upper) per round
     master: LinearProgram | None
     solve_seconds: float
+    master_solution: LPSolution | None = None
 
 
 def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
@@ -406,6 +408,7 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
     lower = -np.inf
     lam = np.zeros(0)
     master = None
+    last_solution = None
     history: list[tuple[float, float, float]] = []
     solve_seconds = 0.0
     status = "iteration_limit"
@@ -459,6 +462,7 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
                 break
             raise
         solve_seconds += solution.seconds
+        last_solution = solution
         lower = float(solution.objective)
         lam = np.clip(solution.values("lambda"), 0.0, None)
         y = np.clip(solution.duals("opponent_best_response"), 0.0, None)
@@ -469,7 +473,49 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
                                    best_bound=None if not np.isfinite(upper) else upper)
     lam = lam / lam.sum()
     return ColumnGeneration(status, lower, upper, lam, plans, y, iterations, history, master,
-                            solve_seconds)
+                            solve_seconds, last_solution)
+
+
+# ---------------------------------------------------------------------------------------- result
+@register_result_kind
+@dataclass(kw_only=True)
+class TeamResult(Result):
+    """A TMECor: the team's value (the opponent's loss), the team's correlated distribution
+    (``extra["team_distribution"]``, column generation) or correlation plan
+    (``extra["correlation_plan"]``, LP), each member's marginal strategy and the opponent's
+    strategy, with ``extra["status"]`` and ``extra["bounds"]`` = [lower, upper]."""
+
+    kind = "team"
+
+    def headline(self) -> str:
+        team = ", ".join(str(p) for p in self.extra.get("team", []))
+        return (f"{self.game}: {self.concept}, team {{{team}}} against player "
+                f"{self.extra.get('opponent')} ({self.extra.get('method')})")
+
+    def body_lines(self, names: list[str], max_infosets: int | None = 200,
+                   max_entries: int = 30, **options) -> list[str]:
+        lower, upper = self.extra.get("bounds", [self.value, self.value])
+        status = self.extra.get("status", "optimal")
+        lines = [f"team value (the opponent's loss): {format_number(self.value)}"
+                 + ("" if status == "optimal" else
+                    f"   PARTIAL ({status}): the value lies in [{format_number(lower)}, "
+                    f"{format_number(upper)}]")]
+        dist = self.extra.get("team_distribution")
+        plan = self.extra.get("correlation_plan")
+        if dist:
+            lines += ["", "team's correlated distribution over joint pure plans:"]
+            lines += [f"  {format_number(d['probability'], 4):>8}  " + "  |  ".join(d["plans"])
+                      for d in dist[:max_entries]]
+        elif plan:
+            lines += ["", "team's correlation plan (nonzero entries ξ[σ1, σ2]):"]
+            lines += [f"  {format_number(e['value'], 4):>8}  " + " , ".join(e["sequences"])
+                      for e in plan[:max_entries]]
+        shown = len(dist or plan or [])
+        if shown > max_entries:
+            lines.append(f"  ... {shown - max_entries} more; --json writes every one")
+        lines += ["", "(team members' strategies below are the marginals of the team's correlated "
+                  "plan, which is not their product)"]
+        return lines + super().body_lines(names, max_infosets=max_infosets, **options)
 
 
 # ---------------------------------------------------------------------------------------- solve
@@ -478,7 +524,7 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
                  time_limit: float | None = None,
                  max_certificate_plans: int = DEFAULT_MAX_ENUMERATED_PLANS,
                  oracle: str = "auto", certificate_time_limit: float | None = None,
-                 exact: bool = False, **solver_options) -> Result:
+                 exact: bool = False, **solver_options) -> TeamResult:
     """TMECor of ``team`` (1-based players) against the one other player (module docstring).
 
     ``method``: ``"lp"`` (triangle-free teams of at most two members; anything else raises
@@ -541,6 +587,7 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
         solve_seconds = solution.seconds
         size = lp.size()
         the_lp = lp
+        solver = solver_report(solution)
     else:
         oracle_space = space if oracle in ("auto", "pairs") else None
         if oracle == "pairs" and space is None:
@@ -567,6 +614,8 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
         solve_seconds = cg.solve_seconds
         size = cg.master.size() if cg.master is not None else {}
         the_lp = cg.master
+        solver = solver_report(cg.master_solution,
+                               oracle="HiGHS branch and bound (scipy.optimize.milp)")
     # normalise y onto the opponent's treeplex (duals are optimal to the solver's tolerance)
     o = t.opponent
     behaviour_o, unreached_o = sf.behaviour_from_plan(o, y)
@@ -589,19 +638,22 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
         nash_conv=gaps.opponent_gain + gaps.team_gain,
         exploitability=(gaps.opponent_gain + gaps.team_gain) / 2,
         best_response_gain=[gaps.team_gain, gaps.opponent_gain], exact=False,
-        extra=gaps.to_dict())
+        extra=gaps.to_dict(), gain=max(gaps.team_gain, gaps.opponent_gain),
+        deviations="the opponent's best response to the team's correlated plan and the team's "
+                   "best joint pure plan against the opponent (lpgame.analysis.team_gaps)")
     extra["team_deviation"] = {"method": gaps.team_response.method,
                                "optimal": gaps.team_response.optimal, **gaps.team_response.detail}
     end = time.perf_counter()
-    return Result(
+    return TeamResult(
         game=sf.game.name, concept="tmecor", value=value, values=values,
         strategies=[sf.strategy_to_dict(i, behaviours[i]) for i in range(sf.num_players)],
         certificate=certificate, size=size,
-        seconds={"total": end - start, "solve": solve_seconds}, backend=backend, exact=False,
-        unreached=unreached, extra=extra, plans=plans_out, lp=the_lp)
+        seconds={"total": end - start, "solve": solve_seconds}, solver=solver, backend=backend,
+        exact=False, variant="default", unreached=unreached, extra=extra, plans=plans_out,
+        lp=the_lp)
 
 
-def _solve_entry(game, *, exact: bool = False, backend: str = "highs", **options) -> Result:
+def _solve_entry(game, *, exact: bool = False, backend: str = "highs", **options) -> TeamResult:
     return solve_tmecor(game, exact=exact, backend=backend, **options)
 
 
