@@ -198,8 +198,10 @@ def test_team_best_response_enumeration_and_milp_agree(game, seed):
     rng = np.random.default_rng(seed)
     y = sf.plan_from_behaviour(2, _random_behaviour(sf, 2, rng))
     by_enumeration = team_best_response(sf, (0, 1), 2, y, method="enumeration")
-    by_milp = team_best_response(sf, (0, 1), 2, y, method="milp")
-    assert by_milp.value == pytest.approx(by_enumeration.value, abs=TOL)
+    for method in ("milp", "milp_leaves"):
+        by_milp = team_best_response(sf, (0, 1), 2, y, method=method)
+        assert by_milp.value == pytest.approx(by_enumeration.value, abs=TOL)
+        assert by_milp.upper_bound == pytest.approx(by_enumeration.value, abs=TOL)
     # brute force over all joint plans
     seqs = sf.terminal_sequences
     weight = -sf.terminal_chance * sf.terminal_payoffs[:, 2] * y[seqs[:, 2]]

@@ -23,11 +23,18 @@ information); it is computed here
 
 * by **enumeration** when the team members other than one have few reduced plans: every joint
   reduced plan of those members, and the remaining member's best response by the recursion; or
-* by a **MILP over the leaves** otherwise: binary realization plans x_i ∈ {0,1}^{Σ_i} with
-  F_i x_i = f_i, one reach variable r_z ∈ [0, 1] per leaf reached by y with a nonzero weight,
-  r_z ≤ x_i[σ_i(z)] for a positive weight and r_z ≥ Σ_i x_i[σ_i(z)] − (|T| − 1) for a negative one
-  (the standard linearisation of a product of binaries), solved by HiGHS's branch and bound
-  (``scipy.optimize.milp``); its dual bound is the certified upper bound.
+* by a MILP otherwise, solved by HiGHS's branch and bound (``scipy.optimize.milp``); its dual
+  bound is the certified upper bound. For a team of two the variables are the products
+  w[s_1, s_2] = x_1[s_1] x_2[s_2] of the *ancestor pairs of the leaves* (every s_1 on the way to
+  σ_1(z) with every s_2 on the way to σ_2(z)), the marginals w[s_1, ∅] = x_1[s_1] and
+  w[∅, s_2] = x_2[s_2] binary, tied by the product form of the treeplex equations,
+  Σ_{a ∈ A_{j_1}} w[j_1 a, s_2] = w[p_{j_1}, s_2] for every such pair (and symmetrically), which
+  every product of pure plans satisfies; a leaf pair's w is bounded by its marginals on the side
+  its weight pushes it (w ≤ x_1, w ≤ x_2 for a positive weight, w ≥ x_1 + x_2 − 1 for a negative
+  one), so the MILP's optimum is the best joint plan's value. For other teams the variables are
+  one reach r_z ∈ [0, 1] per leaf with r_z ≤ x_i[σ_i(z)] (positive weight) or
+  r_z ≥ Σ_i x_i[σ_i(z)] − (|T| − 1) (negative weight), the standard linearisation of a product of
+  binaries, with binary plans F_i x_i = f_i; its LP relaxation is much weaker.
 
 The gains reported are those of the two deviations: the opponent's, value − lower(μ), and the
 team's, upper(y) − value. Both are ≤ the tolerance at a TMECor.
@@ -85,7 +92,7 @@ class TeamResponse:
     value: float                   # the value of ``plans``
     upper_bound: float             # certified bound on every joint plan's value (= value if solved)
     plans: list[np.ndarray]        # one realization plan per member (0/1)
-    method: str                    # "enumeration" or "milp"
+    method: str                    # "enumeration", "milp (pairs)" or "milp (leaves)"
     optimal: bool = True
     detail: dict = field(default_factory=dict)
 
@@ -134,11 +141,13 @@ def team_best_response(sf: SequenceForm, team: tuple[int, ...], opponent: int,
                        time_limit: float | None = None) -> TeamResponse:
     """The team's best joint pure plan against ``opponent_plan`` (module docstring).
 
-    ``method``: ``"enumeration"``, ``"milp"`` or ``"auto"`` (enumeration when the members other
-    than the one with the most plans have at most ``max_plans`` joint reduced plans).
+    ``method``: ``"enumeration"``, ``"milp"`` (the pair MILP for two members, else the leaf
+    MILP), ``"milp_leaves"`` or ``"auto"`` (enumeration when the members other than the one with
+    the most plans have at most ``max_plans`` joint reduced plans, else ``"milp"``).
     """
-    if method not in ("auto", "enumeration", "milp"):
-        raise OptionError(f"team best response method must be auto, enumeration or milp; got {method!r}")
+    if method not in ("auto", "enumeration", "milp", "milp_leaves"):
+        raise OptionError(f"team best response method must be auto, enumeration, milp or "
+                          f"milp_leaves; got {method!r}")
     y = np.asarray(opponent_plan, dtype=float)
     weight = team_leaf_weights(sf, opponent) * y[sf.terminal_sequences[:, opponent]]
     counts = [_count_reduced_plans(sf, i) for i in team]
@@ -146,6 +155,8 @@ def team_best_response(sf: SequenceForm, team: tuple[int, ...], opponent: int,
     enumerated = math.prod(c for m, c in enumerate(counts) if m != last)
     if method == "enumeration" or (method == "auto" and enumerated <= max_plans):
         return _by_enumeration(sf, team, weight, last)
+    if len(team) == 2 and method != "milp_leaves":
+        return _by_pair_milp(sf, team, weight, time_limit)
     return _by_milp(sf, team, weight, time_limit)
 
 
@@ -257,9 +268,119 @@ def _by_milp(sf: SequenceForm, team: tuple[int, ...], weight: np.ndarray,
     value = float(weight @ reach)
     bound = getattr(res, "mip_dual_bound", None)
     upper = value if bound is None or not np.isfinite(bound) else max(value, -float(bound))
-    return TeamResponse(value, upper, plans, "milp", optimal=res.status == 0,
+    return TeamResponse(value, upper, plans, "milp (leaves)", optimal=res.status == 0,
                         detail={"milp_seconds": time.perf_counter() - start,
                                 "milp_status": res.message, "leaves": int(n_r)})
+
+
+def _ancestor_sequences(sf: SequenceForm, player: int) -> np.ndarray:
+    """(|Σ_i| × (D + 1)): each sequence, then its ancestors up to ∅, padded with −1."""
+    p = sf.players[player]
+    n = p.num_sequences
+    parent = np.full(n, -1, dtype=np.int64)
+    parent[1:] = p.infoset_parent_seq[p.seq_infoset[1:]]
+    columns = [np.arange(n)]
+    current = np.arange(n)
+    while True:
+        current = np.where(current > 0, parent[np.maximum(current, 0)], -1)
+        if (current < 0).all():
+            break
+        columns.append(current)
+    return np.stack(columns, axis=1)
+
+
+def _by_pair_milp(sf: SequenceForm, team: tuple[int, ...], weight: np.ndarray,
+                  time_limit: float | None) -> TeamResponse:
+    a, b = team
+    seqs = sf.terminal_sequences
+    n1, n2 = sf.num_sequences(a), sf.num_sequences(b)
+    p1, p2 = sf.players[a], sf.players[b]
+    # ancestor pairs of the leaves
+    leaf_keys, leaf_of = np.unique(seqs[:, a] * n2 + seqs[:, b], return_inverse=True)
+    anc1 = _ancestor_sequences(sf, a)[leaf_keys // n2]
+    anc2 = _ancestor_sequences(sf, b)[leaf_keys % n2]
+    grid = (anc1[:, :, None] * n2 + anc2[:, None, :])
+    valid = (anc1[:, :, None] >= 0) & (anc2[:, None, :] >= 0)
+    base = np.unique(grid[valid])
+    s1, s2 = base // n2, base % n2
+    # product rows: (j1, s2) for every base pair (j1 a, s2), and (s1, j2) likewise
+    rows1 = np.unique(p1.seq_infoset[s1[s1 > 0]] * n2 + s2[s1 > 0]) if (s1 > 0).any() \
+        else np.zeros(0, np.int64)
+    rows2 = np.unique(s1[s2 > 0] * (p2.num_infosets + 1) + p2.seq_infoset[s2[s2 > 0]]) \
+        if (s2 > 0).any() else np.zeros(0, np.int64)
+    j1, o2 = rows1 // n2, rows1 % n2
+    o1, j2 = rows2 // (p2.num_infosets + 1), rows2 % (p2.num_infosets + 1)
+    k1, k2 = p1.infoset_num_actions[j1], p2.infoset_num_actions[j2]
+    child1 = np.repeat(p1.infoset_first_seq[j1], k1) + _ramp(k1)
+    child2 = np.repeat(p2.infoset_first_seq[j2], k2) + _ramp(k2)
+    keys = np.unique(np.concatenate([base, child1 * n2 + np.repeat(o2, k1),
+                                     np.repeat(o1, k2) * n2 + child2]))
+    P = keys.size
+
+    def where(first, second):
+        return np.searchsorted(keys, np.asarray(first) * n2 + np.asarray(second))
+
+    r1, r2 = np.arange(j1.size), j1.size + np.arange(j2.size)
+    eq_rows = np.concatenate([np.repeat(r1, k1), r1, np.repeat(r2, k2), r2,
+                              [j1.size + j2.size]])
+    eq_cols = np.concatenate([where(child1, np.repeat(o2, k1)),
+                              where(p1.infoset_parent_seq[j1], o2),
+                              where(np.repeat(o1, k2), child2),
+                              where(o1, p2.infoset_parent_seq[j2]), where([0], [0])])
+    eq_vals = np.concatenate([np.ones(child1.size), -np.ones(j1.size), np.ones(child2.size),
+                              -np.ones(j2.size), [1.0]])
+    n_eq = j1.size + j2.size + 1
+    eq = sp.csr_array((eq_vals, (eq_rows, eq_cols)), shape=(n_eq, P))
+    eq_rhs = np.zeros(n_eq)
+    eq_rhs[-1] = 1.0
+    # objective on the leaf pairs; one-sided bounds by the marginals
+    g = np.bincount(leaf_of.ravel(), weights=weight, minlength=leaf_keys.size)
+    ls1, ls2 = leaf_keys // n2, leaf_keys % n2
+    inner = (ls1 > 0) & (ls2 > 0)
+    pos, neg = np.flatnonzero(inner & (g > 0)), np.flatnonzero(inner & (g < 0))
+    w_pos, w_neg = where(ls1[pos], ls2[pos]), where(ls1[neg], ls2[neg])
+    m1 = where(np.arange(n1), np.zeros(n1, np.int64))
+    m2 = where(np.zeros(n2, np.int64), np.arange(n2))
+    ub_rows = np.concatenate([np.repeat(np.arange(2 * pos.size), 2),
+                              np.repeat(2 * pos.size + np.arange(neg.size), 3)])
+    ub_cols = np.concatenate([np.column_stack([w_pos, m1[ls1[pos]]]).ravel(),
+                              np.column_stack([w_pos, m2[ls2[pos]]]).ravel(),
+                              np.column_stack([w_neg, m1[ls1[neg]], m2[ls2[neg]]]).ravel()])
+    ub_vals = np.concatenate([np.tile([1.0, -1.0], 2 * pos.size),
+                              np.tile([-1.0, 1.0, 1.0], neg.size)])
+    ub = sp.csr_array((ub_vals, (ub_rows, ub_cols)), shape=(2 * pos.size + neg.size, P))
+    ub_rhs = np.concatenate([np.zeros(2 * pos.size), np.ones(neg.size)])
+    c = np.zeros(P)
+    np.add.at(c, where(ls1, ls2), -g)
+    integrality = np.zeros(P)
+    integrality[m1] = 1
+    integrality[m2] = 1
+    options = {"disp": False, "mip_rel_gap": 1e-9}
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    start = time.perf_counter()
+    constraints = [LinearConstraint(eq, eq_rhs, eq_rhs)]
+    if ub.shape[0]:
+        constraints.append(LinearConstraint(ub, -np.inf, ub_rhs))
+    res = milp(c, integrality=integrality, bounds=Bounds(0.0, 1.0), constraints=constraints,
+               options=options)
+    if res.x is None:
+        raise SolverError(f"{sf.game.name}: the team best-response MILP found no plan "
+                          f"({res.message})", status=str(res.status))
+    x = np.round(res.x)
+    plans = [x[m1], x[m2]]
+    value = float(weight @ (plans[0][seqs[:, a]] * plans[1][seqs[:, b]]))
+    bound = getattr(res, "mip_dual_bound", None)
+    upper = value if bound is None or not np.isfinite(bound) else max(value, -float(bound))
+    return TeamResponse(value, upper, plans, "milp (pairs)", optimal=res.status == 0,
+                        detail={"milp_seconds": time.perf_counter() - start,
+                                "milp_status": res.message, "pairs": int(P)})
+
+
+def _ramp(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., counts[0] − 1, 0, 1, ..., counts[1] − 1, ..."""
+    total = int(counts.sum())
+    return np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 @dataclass

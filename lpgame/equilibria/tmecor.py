@@ -388,9 +388,12 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
                       tolerance: float = DEFAULT_TOLERANCE,
                       max_iterations: int = DEFAULT_MAX_ITERATIONS,
                       time_limit: float | None = None, backend: str = "highs",
-                      **solver_options) -> ColumnGeneration:
+                      initial_opponent_plan: np.ndarray | None = None,
+                      initial_upper: float = np.inf, **solver_options) -> ColumnGeneration:
     """The single-oracle loop of the module docstring; with ``space`` (two members) the oracle
-    is the pair MILP, otherwise the product MILP."""
+    is the pair MILP, otherwise the product MILP. The first oracle answers
+    ``initial_opponent_plan`` (default: the uniform strategy); ``initial_upper`` is a known upper
+    bound on the value (the V-relaxation's)."""
     sf = team.sf
     start = time.perf_counter()
     deadline = None if time_limit is None else start + float(time_limit)
@@ -403,8 +406,8 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
 
     plans: list[JointPlan] = []
     columns: list[np.ndarray] = []
-    y = uniform
-    upper = np.inf
+    y = uniform if initial_opponent_plan is None else np.asarray(initial_opponent_plan, float)
+    upper = float(initial_upper)
     lower = -np.inf
     lam = np.zeros(0)
     master = None
@@ -523,7 +526,8 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
                  tolerance: float | None = None, max_iterations: int = DEFAULT_MAX_ITERATIONS,
                  time_limit: float | None = None,
                  max_certificate_plans: int = DEFAULT_MAX_ENUMERATED_PLANS,
-                 oracle: str = "auto", certificate_time_limit: float | None = None,
+                 oracle: str = "auto", seed: str = "relaxation",
+                 certificate_time_limit: float | None = None,
                  exact: bool = False, **solver_options) -> TeamResult:
     """TMECor of ``team`` (1-based players) against the one other player (module docstring).
 
@@ -532,7 +536,9 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
     ``"auto"`` (the LP where it is exact, column generation otherwise). ``time_limit`` bounds the
     whole column generation; when it is reached the result is labelled ``status="time_limit"``
     with ``bounds`` = [lower, upper] and the value is the lower bound the distribution guarantees.
-    ``certificate_time_limit`` bounds the certificate's MILP (used when the team has too many joint
+    ``seed="relaxation"`` (two members) first solves the LP over the von Stengel–Forges polytope,
+    whose value bounds v* from above and whose opponent plan is the oracle's first question;
+    ``seed="uniform"`` starts from the uniform opponent. ``certificate_time_limit`` bounds the certificate's MILP (used when the team has too many joint
     plans to enumerate); if reached, its dual bound is reported as the team's deviation value.
     """
     if exact:
@@ -592,7 +598,16 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
         oracle_space = space if oracle in ("auto", "pairs") else None
         if oracle == "pairs" and space is None:
             raise OptionError("oracle='pairs' needs a team of two members; use oracle='products'")
-        cg = column_generation(t, oracle_space, tol, max_iterations, time_limit, backend, **opts)
+        seed_plan, seed_bound = None, np.inf
+        if seed == "relaxation" and space is not None:
+            # the LP over V_T ⊇ Ξ_T: an upper bound, and its opponent plan as the first question
+            relaxation, _ = tmecor_lp(t, space)
+            relaxed = solve_lp(relaxation, backend=backend, **opts)
+            seed_bound = float(relaxed.objective)
+            seed_plan = np.clip(relaxed.duals("opponent_best_response"), 0.0, None)
+            extra["relaxation_bound"] = seed_bound
+        cg = column_generation(t, oracle_space, tol, max_iterations, time_limit, backend,
+                               initial_opponent_plan=seed_plan, initial_upper=seed_bound, **opts)
         extra["oracle"] = "pairs" if oracle_space is not None else "products"
         value = cg.lower
         probs = cg.probabilities
@@ -674,6 +689,8 @@ register(Concept(
         Option("oracle", str, "auto", "column generation's MILP: pairs (two members: binary "
                "marginals, relevant pairs in the von Stengel–Forges polytope), products, or auto",
                choices=ORACLE_FORMULATIONS),
+        Option("seed", str, "relaxation", "column generation's first opponent plan: the "
+               "V-relaxation LP's (two members) or uniform", choices=("relaxation", "uniform")),
         Option("certificate_time_limit", float, None,
                "seconds for the certificate's team-deviation MILP (its dual bound if reached)"),
         Option("max_certificate_plans", int, DEFAULT_MAX_ENUMERATED_PLANS,
