@@ -538,8 +538,9 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
     with ``bounds`` = [lower, upper] and the value is the lower bound the distribution guarantees.
     ``seed="relaxation"`` (two members) first solves the LP over the von Stengel–Forges polytope,
     whose value bounds v* from above and whose opponent plan is the oracle's first question;
-    ``seed="uniform"`` starts from the uniform opponent. ``certificate_time_limit`` bounds the certificate's MILP (used when the team has too many joint
-    plans to enumerate); if reached, its dual bound is reported as the team's deviation value.
+    ``seed="uniform"`` starts from the uniform opponent. ``certificate_time_limit`` bounds the
+    certificate's MILP (used when the team has too many joint plans to enumerate); if reached,
+    its dual bound is reported as the team's deviation value.
     """
     if exact:
         raise OptionError("concept 'tmecor' is computed in floating point (HiGHS LP and MILP); "
