@@ -42,7 +42,7 @@ INSTANCES = [
 ]
 
 
-def solve_row(game: str, params: dict, max_seconds: float, oracle: str) -> dict:
+def solve_row(game: str, params: dict, max_seconds: float, oracle: str, seed: str) -> dict:
     """One row (runs in the child process): the V-relaxation and the column generation."""
     import time
 
@@ -58,7 +58,7 @@ def solve_row(game: str, params: dict, max_seconds: float, oracle: str) -> dict:
     lp, _ = tmecor_lp(team, space)
     relaxation = solve_lp(lp)
     relaxation_seconds = time.perf_counter() - start
-    result = solve_tmecor(sf, team=(1, 2), method="column_generation", oracle=oracle,
+    result = solve_tmecor(sf, team=(1, 2), method="column_generation", oracle=oracle, seed=seed,
                           time_limit=max_seconds, certificate_time_limit=max_seconds / 2)
     return {"pairs": space.num_pairs, "triangle_free": space.triangle_free,
             "relaxation": relaxation.objective, "relaxation_seconds": relaxation_seconds,
@@ -75,9 +75,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="column generation's time limit per row (the certificate gets half)")
     parser.add_argument("--only", default="", help="run the games whose name contains this")
     parser.add_argument("--oracle", default="auto", choices=("auto", "pairs", "products"))
+    parser.add_argument("--seed", default="uniform", choices=("uniform", "relaxation"),
+                        help="column generation's first opponent strategy")
     args = parser.parse_args(argv)
     print("TMECor, team {1, 2} vs player 3; column generation with a HiGHS MILP oracle "
-          f"({args.oracle}); Farina's Table 11.2 seconds: Ours (1e-3), ZS22, ZFCS22 (1e-3)")
+          f"({args.oracle}, seed {args.seed}); Farina's Table 11.2 seconds: Ours (1e-3), ZS22, ZFCS22 (1e-3)")
     header = (f"{'game':<6} {'pairs':>7} {'V-LP bound':>11} {'V-LP s':>7} {'rounds':>6} "
               f"{'CG s':>7} {'status':<11} {'lower':>10} {'upper':>10} {'opp gain':>9} "
               f"{'team gain':>9} {'certificate':<18} {'Ours':>5} {'ZS22':>5} {'ZFCS22':>6}")
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         child = run_isolated("benchmarks.bench_tmecor:solve_row",
                              {"game": name, "params": params, "max_seconds": args.max_seconds,
-                              "oracle": args.oracle},
+                              "oracle": args.oracle, "seed": args.seed},
                              timeout=3 * args.max_seconds + 120)
         ours, zs22, zfcs22 = farina
         if child.status != "ok":

@@ -526,7 +526,7 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
                  tolerance: float | None = None, max_iterations: int = DEFAULT_MAX_ITERATIONS,
                  time_limit: float | None = None,
                  max_certificate_plans: int = DEFAULT_MAX_ENUMERATED_PLANS,
-                 oracle: str = "auto", seed: str = "relaxation",
+                 oracle: str = "auto", seed: str = "uniform",
                  certificate_time_limit: float | None = None,
                  exact: bool = False, **solver_options) -> TeamResult:
     """TMECor of ``team`` (1-based players) against the one other player (module docstring).
@@ -690,8 +690,9 @@ register(Concept(
         Option("oracle", str, "auto", "column generation's MILP: pairs (two members: binary "
                "marginals, relevant pairs in the von Stengel–Forges polytope), products, or auto",
                choices=ORACLE_FORMULATIONS),
-        Option("seed", str, "relaxation", "column generation's first opponent plan: the "
-               "V-relaxation LP's (two members) or uniform", choices=("relaxation", "uniform")),
+        Option("seed", str, "uniform", "column generation's first opponent plan: uniform, or the "
+               "V-relaxation LP's (two members; its value is also an upper bound)",
+               choices=("uniform", "relaxation")),
         Option("certificate_time_limit", float, None,
                "seconds for the certificate's team-deviation MILP (its dual bound if reached)"),
         Option("max_certificate_plans", int, DEFAULT_MAX_ENUMERATED_PLANS,
