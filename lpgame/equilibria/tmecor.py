@@ -65,6 +65,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.analysis.team_gaps import (
     DEFAULT_MAX_ENUMERATED_PLANS,
     team_gaps,
@@ -339,6 +340,42 @@ def _product_oracle(team: Team, y: np.ndarray, time_limit: float | None,
     return _answer(team, res, [x[offsets[m]:offsets[m + 1]] for m in range(k)], leaf_g)
 
 
+def improve_by_alternation(team: Team, y: np.ndarray, plan: JointPlan,
+                           max_sweeps: int = 20) -> tuple[JointPlan, float]:
+    """A local search for a good joint pure plan against y: each member in turn plays a best
+    response (the bottom-up recursion of :mod:`lpgame.analysis.best_response`) to the others'
+    current plans, until no member improves. Cheap; it finds columns but proves nothing."""
+    sf = team.sf
+    seqs = sf.terminal_sequences
+    leaf_g, _ = _oracle_weights(team, y)
+    plans = [np.asarray(x, dtype=float).copy() for x in plan.plans]
+    members = team.members
+
+    def value() -> float:
+        reach = leaf_g.copy()
+        for m, i in enumerate(members):
+            reach *= plans[m][seqs[:, i]]
+        return float(reach.sum())
+
+    best = value()
+    for _ in range(max_sweeps):
+        improved = False
+        for m, i in enumerate(members):
+            weight = leaf_g.copy()
+            for k, other in enumerate(members):
+                if k != m:
+                    weight *= plans[k][seqs[:, other]]
+            g = np.bincount(seqs[:, i], weights=weight, minlength=sf.num_sequences(i))
+            br = best_response_to_payoffs(sf, i, g)
+            if br.value > best + 1e-12 * max(1.0, abs(best)):
+                plans[m] = sf.plan_from_behaviour(i, br.behaviour)
+                best = value()
+                improved = True
+        if not improved:
+            break
+    return JointPlan(plans), best
+
+
 def column_of(team: Team, plan: JointPlan) -> np.ndarray:
     """c[σ_o] = Σ_{z: σ_o(z) = σ_o} p_c(z) u_T(z) Π_i π_i[σ_i(z)]."""
     seqs = team.sf.terminal_sequences
@@ -382,6 +419,7 @@ class ColumnGeneration:
     master: LinearProgram | None
     solve_seconds: float
     master_solution: LPSolution | None = None
+    heuristic_columns: int = 0          # columns found by alternating best responses
 
 
 def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
@@ -416,6 +454,32 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
     solve_seconds = 0.0
     status = "iteration_limit"
     iterations = 0
+    heuristic_columns = 0
+
+    def _solve_master():
+        """Solve the master over ``columns``; update the loop's state; None at the time limit."""
+        nonlocal master, lower, lam, y, solve_seconds, last_solution, plans, columns
+        lp = master_lp(team, np.column_stack(columns))
+        options = dict(solver_options)
+        remaining = left()
+        if remaining is not None:
+            options["time_limit"] = max(remaining, 1.0 if not lam.size else 1e-3)
+        try:
+            solution = solve_lp(lp, backend=backend, **options)
+        except SolverTimeLimitError:
+            if lam.size:
+                plans, columns = plans[:-1], columns[:-1]
+                return None
+            raise
+        master = lp
+        solve_seconds += solution.seconds
+        last_solution = solution
+        lower = float(solution.objective)
+        lam = np.clip(solution.values("lambda"), 0.0, None)
+        y = np.clip(solution.duals("opponent_best_response"), 0.0, None)
+        history.append((time.perf_counter() - start, lower, upper))
+        return solution
+
     while True:
         if iterations >= max_iterations:
             status = "iteration_limit"
@@ -424,6 +488,25 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
         if remaining is not None and remaining <= 0 and lam.size:
             status = "time_limit"
             break
+        if lam.size:
+            # cheap columns first: alternate the members' best responses from the plans in use
+            found = None
+            for k in np.argsort(-lam)[:5]:
+                candidate, candidate_value = improve_by_alternation(team, y, plans[k])
+                if candidate_value > lower + tol and not any(
+                        np.array_equal(column_of(team, candidate), c) for c in columns):
+                    found = candidate
+                    break
+            if found is not None:
+                heuristic_columns += 1
+                plans.append(found)
+                columns.append(column_of(team, found))
+                iterations += 1
+                solution = _solve_master()
+                if solution is None:
+                    status = "time_limit"
+                    break
+                continue
         try:
             # a loose relative gap finds improving columns fast; the tight one proves the end
             answer = team_oracle(team, y, space, time_limit=remaining, mip_rel_gap=LOOSE_MIP_GAP)
@@ -451,32 +534,17 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
         plans.append(answer.plan)
         columns.append(column)
         iterations += 1
-        master = master_lp(team, np.column_stack(columns))
-        options = dict(solver_options)
-        remaining = left()
-        if remaining is not None:
-            options["time_limit"] = max(remaining, 1.0 if not lam.size else 1e-3)
-        try:
-            solution = solve_lp(master, backend=backend, **options)
-        except SolverTimeLimitError:
-            if lam.size:
-                plans, columns = plans[:-1], columns[:-1]
-                status = "time_limit"
-                break
-            raise
-        solve_seconds += solution.seconds
-        last_solution = solution
-        lower = float(solution.objective)
-        lam = np.clip(solution.values("lambda"), 0.0, None)
-        y = np.clip(solution.duals("opponent_best_response"), 0.0, None)
-        history[-1] = (time.perf_counter() - start, lower, upper)
+        solution = _solve_master()
+        if solution is None:
+            status = "time_limit"
+            break
     if lam.size == 0:
         raise SolverTimeLimitError(f"{sf.game.name}: column generation stopped ({status}) before "
                                    "its first restricted LP; no team distribution to report",
                                    best_bound=None if not np.isfinite(upper) else upper)
     lam = lam / lam.sum()
     return ColumnGeneration(status, lower, upper, lam, plans, y, iterations, history, master,
-                            solve_seconds, last_solution)
+                            solve_seconds, last_solution, heuristic_columns)
 
 
 # ---------------------------------------------------------------------------------------- result
@@ -626,6 +694,7 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
         extra["bounds"] = [cg.lower, cg.upper]
         extra["iterations"] = cg.iterations
         extra["columns"] = len(cg.columns)
+        extra["heuristic_columns"] = cg.heuristic_columns
         extra["history"] = [list(h) for h in cg.history]
         solve_seconds = cg.solve_seconds
         size = cg.master.size() if cg.master is not None else {}
