@@ -363,3 +363,48 @@ def test_column_generation_at_its_time_limit_gives_labelled_bounds():
     assert timed.extra["status"] in ("time_limit", "optimal")
     lower, upper = timed.extra["bounds"]
     assert lower <= exact.value + TOL <= upper + 2 * TOL
+
+
+class SimultaneousGame:
+    """n players choose one of two actions each without seeing anything; the last player is the
+    opponent and pays the team the table's entry."""
+
+    def __init__(self, players, table):
+        self.num_players, self.table = players, table
+        self.player_names = [f"p{i + 1}" for i in range(players)]
+        self.name = "simultaneous_team_game"
+
+    def initial_state(self):
+        return ()
+
+    def current_player(self, state):
+        return TERMINAL_PLAYER if len(state) == self.num_players else len(state)
+
+    def chance_outcomes(self, state):  # pragma: no cover - no chance
+        return []
+
+    def legal_actions(self, state):
+        return ["a", "b"]
+
+    def apply(self, state, action):
+        return state + (action,)
+
+    def infoset_key(self, state):
+        return f"P{len(state) + 1}"
+
+    def payoffs(self, state):
+        team = self.table[int("".join("0" if a == "a" else "1" for a in state), 2)]
+        return (team,) + (0,) * (self.num_players - 2) + (-team,)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=16, max_size=16))
+def test_team_of_three_by_column_generation_matches_the_matrix_game(table):
+    # four players, team {1, 2, 3} against player 4: the product-form oracle (any team size)
+    sf = compile_game(expand(SimultaneousGame(4, table)))
+    result = solve_tmecor(sf, team=(1, 2, 3))
+    assert result.extra["method"] == "column_generation" and result.extra["oracle"] == "products"
+    assert result.value == pytest.approx(matrix_game_value(sf, (0, 1, 2), 3), abs=TOL)
+    assert max(result.certificate.best_response_gain) <= TOL
+    with pytest.raises(OptionError, match="column_generation"):
+        solve_tmecor(sf, team=(1, 2, 3), method="lp")
