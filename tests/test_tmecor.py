@@ -260,7 +260,17 @@ def test_team_matching_pennies_tme_quarter_and_minmax_half_beside_tmecor(capsys)
     tme = max(min(team_value(x, y, z) for z in (0, 1)) for x in grid for y in grid)
     # minmax: the opponent commits first; the team best responds with a joint pure plan
     minmax = min(max(team_value(x, y, z) for x in (0, 1) for y in (0, 1)) for z in grid)
-    tmecor = solve_tmecor(sf, team=(2, 3)).value
+    result = solve_tmecor(sf, team=(2, 3), method="column_generation")
+    tmecor = result.value
+    # exactly 1/2: the returned distribution, in rationals, guarantees 1/2 against both opponent
+    # pennies, and the returned opponent strategy holds every joint team plan to 1/2
+    dist = [(Fraction(d["probability"]).limit_denominator(100),
+             [p.endswith(":H") for p in d["plans"]]) for d in result.extra["team_distribution"]]
+    z = Fraction(result.strategies[0]["opponent"]["H"]).limit_denominator(100)
+    lower = min(sum(q * team_value(int(h1), int(h2), zz) for q, (h1, h2) in dist)
+                for zz in (0, 1))
+    upper = max(team_value(x, y, z) for x in (0, 1) for y in (0, 1))
+    assert lower == upper == Fraction(1, 2)
     with capsys.disabled():
         print(f"\nteam matching pennies: TME maxmin {tme}, minmax {minmax}, TMECor {tmecor:g}")
     assert tme == Fraction(1, 4)
