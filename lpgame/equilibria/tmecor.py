@@ -594,7 +594,7 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
                  tolerance: float | None = None, max_iterations: int = DEFAULT_MAX_ITERATIONS,
                  time_limit: float | None = None,
                  max_certificate_plans: int = DEFAULT_MAX_ENUMERATED_PLANS,
-                 oracle: str = "auto", seed: str = "uniform",
+                 oracle: str = "auto", seed: str = "uniform", relaxation_bound: bool = True,
                  certificate_time_limit: float | None = None,
                  exact: bool = False, **solver_options) -> TeamResult:
     """TMECor of ``team`` (1-based players) against the one other player (module docstring).
@@ -606,7 +606,8 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
     with ``bounds`` = [lower, upper] and the value is the lower bound the distribution guarantees.
     ``seed="relaxation"`` (two members) first solves the LP over the von Stengel–Forges polytope,
     whose value bounds v* from above and whose opponent plan is the oracle's first question;
-    ``seed="uniform"`` starts from the uniform opponent. ``certificate_time_limit`` bounds the
+    ``seed="uniform"`` starts from the uniform opponent. ``relaxation_bound`` (two members) solves
+    that LP for its upper bound only. ``certificate_time_limit`` bounds the
     certificate's MILP (used when the team has too many joint plans to enumerate); if reached,
     its dual bound is reported as the team's deviation value.
     """
@@ -668,12 +669,13 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
         if oracle == "pairs" and space is None:
             raise OptionError("oracle='pairs' needs a team of two members; use oracle='products'")
         seed_plan, seed_bound = None, np.inf
-        if seed == "relaxation" and space is not None:
+        if (seed == "relaxation" or relaxation_bound) and space is not None:
             # the LP over V_T ⊇ Ξ_T: an upper bound, and its opponent plan as the first question
             relaxation, _ = tmecor_lp(t, space)
             relaxed = solve_lp(relaxation, backend=backend, **opts)
             seed_bound = float(relaxed.objective)
-            seed_plan = np.clip(relaxed.duals("opponent_best_response"), 0.0, None)
+            if seed == "relaxation":
+                seed_plan = np.clip(relaxed.duals("opponent_best_response"), 0.0, None)
             extra["relaxation_bound"] = seed_bound
         cg = column_generation(t, oracle_space, tol, max_iterations, time_limit, backend,
                                initial_opponent_plan=seed_plan, initial_upper=seed_bound, **opts)
@@ -765,6 +767,8 @@ register(Concept(
         Option("seed", str, "uniform", "column generation's first opponent plan: uniform, or the "
                "V-relaxation LP's (two members; its value is also an upper bound)",
                choices=("uniform", "relaxation")),
+        Option("relaxation_bound", bool, True, "column generation, two members: solve the LP over "
+               "the von Stengel–Forges polytope first; its value is an upper bound"),
         Option("certificate_time_limit", float, None,
                "seconds for the certificate's team-deviation MILP (its dual bound if reached)"),
         Option("max_certificate_plans", int, DEFAULT_MAX_ENUMERATED_PLANS,
