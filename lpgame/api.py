@@ -17,16 +17,14 @@ Fraction(0, 1)
 
 from __future__ import annotations
 
-import importlib
 import os
-import pkgutil
 import time
 from collections.abc import Sequence
 
 from lpgame import registry
 from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
 from lpgame.compile import as_game, compile_game, load_game
-from lpgame.errors import LpgameError, OptionError
+from lpgame.errors import LpgameError, OptionError, UnknownSolverError
 from lpgame.game import NormalFormGame
 from lpgame.registry import GameInfo
 from lpgame.result import SolveResult
@@ -35,21 +33,9 @@ from lpgame.sequence_form import SequenceForm
 ABSTRACTIONS = ("gameshrink",)
 BACKENDS = ("highs", "pyomo", "cvxpy")
 
-_loaded = False
-
-
 def load_concepts() -> None:
     """Import every module of :mod:`lpgame.equilibria` once; each registers its concepts."""
-    global _loaded
-    if _loaded:
-        return
-    import lpgame.equilibria as package
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{module.name}")
-    _loaded = True
-
-
-registry.add_loader(load_concepts)
+    registry.load_builtin_concepts()
 
 
 def concepts() -> list[registry.Concept]:
@@ -114,7 +100,7 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
     if not isinstance(exact, bool):
         raise OptionError(f"exact must be True or False; got {exact!r}")
     if backend not in BACKENDS:
-        raise OptionError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        raise UnknownSolverError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     solver_options = _solver_options(options)
     if abstraction is not None:
         return _solve_abstracted(game, concept, exact, backend, abstraction, options,
@@ -169,8 +155,8 @@ def _solver_options(options: dict) -> dict:
             out[key] = options.pop(key)
     if "time_limit" in out and out["time_limit"] is not None:
         t = out["time_limit"]
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0 or t != t:
-            raise OptionError(f"time_limit must be a positive number of seconds; got {t!r}")
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0 or t != t:
+            raise OptionError(f"time_limit must be a non-negative number of seconds; got {t!r}")
     if "threads" in out and out["threads"] is not None:
         t = out["threads"]
         cores = os.cpu_count() or 1
@@ -181,8 +167,8 @@ def _solver_options(options: dict) -> dict:
         from lpgame.lp.highs_backend import SOLVERS
         choices = (*SOLVERS, "clarabel")
         if out["solver"] not in choices:
-            raise OptionError(f"unknown solver {out['solver']!r}; choose one of "
-                              f"{', '.join(choices)}")
+            raise UnknownSolverError(f"unknown HiGHS solver {out['solver']!r}; choose one of "
+                                     f"{', '.join(choices)}")
     return {k: v for k, v in out.items() if v is not None}
 
 

@@ -322,8 +322,8 @@ def cmd_export(args) -> int:
         _write_lp_file(lp, args.mps)
         written.append(args.mps)
     if args.latex:
-        from pathlib import Path
-        Path(args.latex).write_text(lp.to_latex(rows=lp.num_rows <= 200) + "\n", encoding="utf-8")
+        from lpgame.io.safe_files import write_text_atomic
+        write_text_atomic(args.latex, lp.to_latex(rows=lp.num_rows <= 200) + "\n")
         written.append(args.latex)
     obj = {"game": game.name, "files": written, "size": lp.size()}
     _emit(obj, args.json, lp.describe() + "\nwritten: " + ", ".join(written))
@@ -369,8 +369,8 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    if not value >= 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative number of seconds")
     return value
 
 
@@ -491,10 +491,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exact", action="store_true", help="label edges with exact probabilities")
     p.add_argument("--no-solve", action="store_true", help="draw the tree only")
     p.add_argument("--heatmap", action="store_true", help="also a strategy heat map per player")
+    from lpgame.sweep.command import add_sweep_parser
+    add_sweep_parser(sub)
     return parser
 
 
-COMMANDS = {"concepts": cmd_concepts, "games": cmd_games, "info": cmd_info, "solve": cmd_solve,
+def cmd_sweep(args) -> int:
+    """``lpgame sweep``: families of games or piles of strategy files on Dask (lpgame.sweep)."""
+    from lpgame.sweep.command import run_sweep_command
+    return run_sweep_command(args)
+
+
+COMMANDS = {"sweep": cmd_sweep, "concepts": cmd_concepts, "games": cmd_games, "info": cmd_info,
+            "solve": cmd_solve,
             "evaluate": cmd_evaluate, "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify,
             "cfr": cmd_cfr}
 

@@ -149,7 +149,9 @@ def _finish(plt, fig, path):
     fig.tight_layout()
     if path is None:
         return fig
-    fig.savefig(path, dpi=130)
+    from lpgame.io.safe_files import atomic_path
+    with atomic_path(path) as temp:      # the previous picture stays whole if this is interrupted
+        fig.savefig(temp, dpi=130)
     plt.close(fig)
     return None
 

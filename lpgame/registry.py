@@ -67,7 +67,8 @@ _CLASS_WORDS = {"zero_sum": "two-player zero-sum", "general_sum": "two-player (g
                 "team": "a team against an opponent"}
 
 #: Options every concept takes; handled by :func:`lpgame.solve` and passed on to the backend.
-SOLVER_OPTIONS = ("solver", "time_limit", "threads", "highs_options", "presolve", "tolerance")
+SOLVER_OPTIONS = ("solver", "time_limit", "threads", "highs_options", "presolve", "tolerance",
+                  "memory_limit", "crossover", "clarabel_options", "verbose")
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,8 @@ class Option:
             return None
         where = f"option {self.name!r} of concept {concept!r}"
         if self.choices is not None and value not in self.choices:
-            raise OptionError(f"{where} must be one of {', '.join(map(str, self.choices))}; "
-                              f"got {value!r}")
+            raise OptionError(f"unknown {self.name} {value!r} for concept {concept!r}; choose one "
+                              f"of {', '.join(map(str, self.choices))}")
         if self.type is bool:
             if isinstance(value, bool):
                 return value
@@ -212,8 +213,10 @@ class GameInfo:
     normal_form: bool = False
 
     def describe(self) -> str:
-        kind = ("zero-sum" if self.zero_sum else "general-sum, not zero-sum") if self.players == 2 \
-            else f"{self.players}-player"
+        if self.players != 2:
+            kind = f"{self.players}-player"
+        else:
+            kind = "zero-sum" if self.zero_sum else "general-sum: not zero-sum or constant-sum"
         form = " normal-form" if self.normal_form else ""
         return f"{self.name} ({kind}{form} game)"
 
@@ -223,13 +226,34 @@ _LOADERS: list[Callable[[], None]] = []
 
 
 def add_loader(loader: Callable[[], None]) -> None:
-    """Run ``loader`` (once) before the registry is first read: :mod:`lpgame.api` adds the import
-    of the concept modules, so that lower layers (``analysis.verify``) can dispatch through the
-    registry without importing the layers above them."""
+    """Run ``loader`` (once) before the registry is next read: a plug-in package outside lpgame
+    can register its concepts lazily this way. The modules of :mod:`lpgame.equilibria` are always
+    loaded (:func:`load_builtin_concepts`), so lower layers (``analysis.verify``,
+    ``games.dudo``) can dispatch through the registry without importing the layers above them."""
     _LOADERS.append(loader)
 
 
+_BUILTIN_LOADED = False
+
+
+def load_builtin_concepts() -> None:
+    """Import every module of :mod:`lpgame.equilibria` once; each registers its concepts.
+
+    The package is found by name (plug-in discovery, as entry points would), so the registry
+    itself imports nothing above it."""
+    global _BUILTIN_LOADED
+    if _BUILTIN_LOADED:
+        return
+    _BUILTIN_LOADED = True
+    import importlib
+    import pkgutil
+    package = importlib.import_module("lpgame.equilibria")
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+
+
 def _load() -> None:
+    load_builtin_concepts()
     while _LOADERS:
         _LOADERS.pop(0)()
 
@@ -302,7 +326,8 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
                 raise OptionError(f"option {key!r} of concept {name!r} applies to {where}, not to "
                                   f"{info.describe()}")
             others = sorted({c.name for c in _REGISTRY.values() if c.option(key) is not None})
-            hint = f"; it is an option of {', '.join(others)}" if others else ""
+            hint = (f"; it is an option of {', '.join(f'concept {o!r}' for o in others)}"
+                    if others else "")
             known = sorted({o.name for c in fitting for o in c.options})
             raise OptionError(f"unknown option {key!r} for concept {name!r}{hint}; its options: "
                               f"{', '.join(known) or 'none'}")

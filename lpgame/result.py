@@ -146,6 +146,10 @@ class SolveResult:
             raise StrategyError(f"a result must be a JSON object, got {type(data).__name__}")
         kind = data.get("kind") or ("correlated" if "objective_spec" in data else "profile")
         target = _KINDS.get(kind)
+        if target is None:      # kinds are registered by concept modules: load them first
+            from lpgame.registry import load_builtin_concepts
+            load_builtin_concepts()
+            target = _KINDS.get(kind)
         if target is None:
             raise StrategyError(f"unknown result kind {kind!r}; known: {', '.join(sorted(_KINDS))}")
         if cls is not SolveResult and not issubclass(target, cls):
@@ -264,7 +268,9 @@ def render(result: SolveResult, player_names: list[str] | None = None, digits: i
         lines.append(f"  {key} = {_text(value)}")
     s = result.size
     if s:
-        lines.append(f"LP: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros")
+        what = "MILP" if s.get("integers") else "LP"
+        lines.append(f"{what}: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros"
+                     + (f", {s['integers']} integer variables" if s.get("integers") else ""))
     lines.append("solver: " + solver_text(result.solver, result.backend) + "; "
                  f"{result.seconds.get('total', 0):.3f} s total, "
                  f"{result.seconds.get('solve', 0):.3f} s solving")

@@ -14,6 +14,8 @@ object, the notebook's *summary*) with lpgame's own results and with literature 
 5. ``05_verifying_cfr``: the seed notebook's regret matching on Kuhn, what is wrong with it, its
    exploitability, and a correct CFR converging to the LP value.
 6. ``06_opponent_modelling_kuhn``: best responses to Hoehn's opponents and the ε-safe frontier.
+7. ``07_general_sum_equilibria``: Lemke on the sequence-form LCP pivot by pivot, all extreme
+   equilibria and Nash subsets of bimatrix games, the best Nash against the best CE of Chicken.
 """
 
 from __future__ import annotations
@@ -643,11 +645,11 @@ def correlated_equilibria() -> list:
         for concept in ("ce", "efce", "efcce", "nfcce"):
             r = lpgame.solve(sheriff, concept=concept, objective="player1")
             hierarchy[concept] = {"objective": r.objective, "payoffs": r.payoffs, "gap": r.gap,
-                                  "exact": r.exact, "size": r.size}
-        show_table(["concept", "Smuggler's best payoff", "Sheriff then gets", "gap (independent)", "exact",
+                                  "optimal": r.optimal, "size": r.size}
+        show_table(["concept", "Smuggler's best payoff", "Sheriff then gets", "gap (independent)", "optimal",
                     "LP rows × cols"],
                    [("NFCE" if c == "ce" else c.upper(), f"{h['objective']:.6f}", f"{h['payoffs'][1]:.6f}",
-                     f"{h['gap']:.1e}", h["exact"], f"{h['size']['rows']} × {h['size']['cols']}")
+                     f"{h['gap']:.1e}", h["optimal"], f"{h['size']['rows']} × {h['size']['cols']}")
                     for c, h in hierarchy.items()])
         '''),
         code('''
@@ -724,9 +726,10 @@ def correlated_equilibria() -> list:
               "  realisable:", decomposition.realisable)
         '''),
         md(r"""
-        So on Kuhn poker lpgame marks its EFCE answers `exact=False` ("upper bound (relaxation)") and,
-        when the game is small enough, tries to decompose the plan it found: a realisable plan proves
-        the bound is attained. In a two-player zero-sum game like Kuhn every correlated equilibrium
+        So on Kuhn poker the EFCE LP is only a relaxation, and lpgame, when the game is small enough,
+        tries to decompose the plan it found: a realisable plan proves the bound is attained, and the
+        result then says `optimal=True` ("optimal (the relaxation's bound is attained ...)"); without
+        the decomposition it says "upper bound (relaxation)". In a two-player zero-sum game like Kuhn every correlated equilibrium
         pays the value, and indeed the relaxation's optimum is realisable there:
         """),
         code('''
@@ -740,13 +743,13 @@ def correlated_equilibria() -> list:
             "best_ce": {"objective": best_ce.objective, "payoffs": best_ce.payoffs, "gap": best_ce.gap,
                         "distribution": best_ce.distribution},
             "aumann_gap": ce_gap(chicken, aumann).gap,
-            "hierarchy": {c: {"objective": h["objective"], "gap": h["gap"], "exact": h["exact"]}
+            "hierarchy": {c: {"objective": h["objective"], "gap": h["gap"], "optimal": h["optimal"]}
                           for c, h in hierarchy.items()},
             "efce_realisable": efce.realisable,
             "triangle_free": {"sheriff": sheriff_space.triangle_free, "kuhn": kuhn_space.triangle_free},
             "cycle": {"pure_best": pure_best, "relaxation": solution.objective,
                       "residual": decomposition.residual, "realisable": decomposition.realisable},
-            "kuhn_efce": {"exact": kuhn_efce.exact, "payoffs": kuhn_efce.payoffs,
+            "kuhn_efce": {"optimal": kuhn_efce.optimal, "payoffs": kuhn_efce.payoffs,
                           "realisable": kuhn_efce.realisable},
         }'''),
     ]
@@ -1370,6 +1373,137 @@ def opponent_modelling() -> list:
     ]
 
 
+# ---------------------------------------------------------------------------------------- notebook 7
+def general_sum_equilibria() -> list:
+    return [
+        md(r"""
+        # 7. Equilibria of general-sum games
+
+        In a zero-sum game every equilibrium gives the same value and one LP finds one. In a
+        **general-sum** game the players' interests are partly shared: there can be many equilibria
+        with different payoffs, and finding one is no longer an LP but a **linear complementarity
+        problem** (LCP). This notebook solves that LCP by **Lemke's algorithm** on the sequence form
+        (Koller, Megiddo & von Stengel 1996), step by step, then lists **all** extreme equilibria of
+        a bimatrix game by vertex enumeration (Avis, Rosenberg, Savani & von Stengel 2010), and puts
+        them next to the **correlated equilibria** of the same game (notebook 3).
+        """),
+        code(SETUP + "\n\nfrom fractions import Fraction\n\nimport numpy as np\n\n" + TABLE_HELPER),
+        md(r"""
+        ## The sequence-form LCP
+
+        With payoff matrices $U_1, U_2$ over sequences and treeplex constraints $F_1 x = f_1$,
+        $F_2 y = f_2$ (notebook 2), $(x, y)$ is an equilibrium exactly when each plan is a best
+        response, i.e. (LP duality, with duals $p$, $q$)
+
+        $$ F_1^\top p - U_1 y \ \ge 0 \ \perp\ x \ge 0, \qquad
+           F_2^\top q - U_2^\top x \ \ge 0 \ \perp\ y \ge 0, \qquad F_1 x = f_1,\ F_2 y = f_2 .$$
+
+        "⊥" means complementary: in every row either the slack or the variable is zero, so a
+        sequence is played only if it is a best response. Writing $p = p^+ - p^-$,
+        $q = q^+ - q^-$ gives a standard LCP $w = b + M z \ge 0$, $z \ge 0$, $z^\top w = 0$ with
+        $z = (x, y, p^+, p^-, q^+, q^-)$ (notes/farina-thesis.md §1.12 with ε = 0). We use von
+        Stengel's 3 × 2 example (Handbook of Game Theory 3, 2002), whose three equilibria are known.
+        """),
+        code("""
+        from lpgame.compile import compile_game
+        from lpgame.equilibria.lemke import lemke, sequence_form_lcp
+
+        game = lpgame.games.make("von_stengel_3x2")
+        print("A =", game.payoff_array(0).astype(int).tolist(), " B =",
+              game.payoff_array(1).astype(int).tolist())
+        lcp = sequence_form_lcp(compile_game(game), exact=True)
+        M = np.zeros((lcp.size, lcp.size), dtype=object)   # dense only to print this tiny one
+        for j in range(lcp.size):
+            rows, vals = lcp.column(j)
+            M[rows, j] = vals
+        show_table(["row", "b"] + lcp.names, [[lcp.names[i], lcp.b[i]] + list(M[i])
+                                              for i in range(lcp.size)])
+        print(f"LCP of size {lcp.size} with {lcp.nnz} nonzeros (payoffs shifted to be negative)")
+        """),
+        md(r"""
+        ## Lemke's algorithm, pivot by pivot
+
+        Lemke adds an artificial variable $z_0$ with a covering vector $d > 0$:
+        $w = b + Mz + d z_0$. With $z_0$ large, $z = 0$ is feasible. Then it pivots: the variable that
+        leaves the basis has its *complement* ($w_k \leftrightarrow z_k$) enter next, keeping all
+        but one complementarity condition, until $z_0$ itself leaves: then every condition holds
+        and $(x, y)$ is an equilibrium. Ties in the ratio test (degenerate games) are broken
+        lexicographically; in exact mode every pivot is an integer (fraction-free) pivot.
+        """),
+        code("""
+        solution = lemke(lcp, record_path=True)
+        show_table(["pivot", "enters", "leaves", "z0 after"],
+                   [(s["pivot"], s["entering"], s["leaving"], s["z0"]) for s in solution.extra["path"]])
+        x = solution.z[lcp.blocks["x"]:lcp.blocks["y"]]
+        y = solution.z[lcp.blocks["y"]:lcp.blocks["p+"]]
+        print("x =", [str(v) for v in x], " y =", [str(v) for v in y])
+        """),
+        md(r"""
+        `lpgame.solve` does the same for any two-player general-sum game (`concept="nash"` is the
+        default) and certifies the answer **independently of the LCP**: each player's best-response
+        gain against the profile, by the bottom-up best response of `lpgame.analysis`.
+        """),
+        code("""
+        lemke_result = lpgame.solve(game, exact=True)
+        print(lemke_result.summary())
+        """),
+        md(r"""
+        ## All extreme equilibria
+
+        The best-response polytopes $P = \{x \ge 0 : B^\top x \le 1\}$ and
+        $Q = \{y \ge 0 : A y \le 1\}$ (payoffs made positive) label each point by the pure strategies
+        that are unplayed or best responses. A pair of vertices carrying every label is an
+        equilibrium after normalising, and these are exactly the **extreme** equilibria, degenerate
+        games included. `enumerate=True` (`--all` on the command line) enumerates them.
+        """),
+        code("""
+        every = lpgame.solve(game, enumerate=True)
+        show_table(["#", "x", "y", "payoffs"],
+                   [(e["index"] + 1, list(e["strategies"][0]["player 1"].values()),
+                     list(e["strategies"][1]["player 2"].values()), e["values"])
+                    for e in every.extra["equilibria"]])
+        """),
+        md(r"""
+        In a **degenerate** game the equilibria need not be isolated. Changing B's top row from
+        (3, 2) to (3, 3) gives player 2 two best responses to T, and a
+        whole segment of equilibria appears. The **maximal Nash subsets** (the maximal complete
+        bipartite subgraphs of the graph of extreme equilibria) describe the set: every mix of a
+        subset's player-1 strategies against every mix of its player-2 strategies is an equilibrium.
+        """),
+        code("""
+        degenerate = lpgame.solve("von_stengel_degenerate", enumerate=True)
+        print(degenerate.summary())
+        """),
+        md(r"""
+        ## Nash against correlated equilibria
+
+        Every Nash equilibrium is a correlated equilibrium, so the best CE is at least as good as
+        the best Nash equilibrium, and can be better: in Chicken (notebook 3) the best Nash welfare
+        is 28/3 (the mixed equilibrium) but a mediator reaches 10.5.
+        """),
+        code("""
+        chicken = lpgame.games.make("chicken")
+        chicken_nash = lpgame.solve(chicken, enumerate=True)
+        welfare = [sum(Fraction(v) for v in e["values"]) for e in chicken_nash.extra["equilibria"]]
+        best_ce = lpgame.solve(chicken, concept="ce", objective="welfare")     # an LP (floats)
+        show_table(["", "welfare"], [("best Nash equilibrium (exact)", max(welfare)),
+                                     ("best correlated equilibrium", best_ce.objective)])
+        """),
+        summary_cell("""
+        summary = {
+            "lemke_pivots": solution.pivots,
+            "lemke_profile": [[str(v) for v in x], [str(v) for v in y]],
+            "lemke_nash_conv": str(lemke_result.certificate.nash_conv),
+            "equilibria": [[list(e["strategies"][0]["player 1"].values()),
+                            list(e["strategies"][1]["player 2"].values())]
+                           for e in every.extra["equilibria"]],
+            "degenerate_subsets": [len(s["equilibria"]) for s in degenerate.extra["nash_subsets"]],
+            "chicken_best_nash_welfare": str(max(welfare)),
+            "chicken_best_ce_welfare": best_ce.objective,
+        }"""),
+    ]
+
+
 NOTEBOOKS = {
     "01_matrix_games_as_lps.ipynb": matrix_games,
     "02_sequence_form_kuhn.ipynb": sequence_form_kuhn,
@@ -1377,6 +1511,7 @@ NOTEBOOKS = {
     "04_lossless_abstraction.ipynb": lossless_abstraction,
     "05_verifying_cfr.ipynb": verifying_cfr,
     "06_opponent_modelling_kuhn.ipynb": opponent_modelling,
+    "07_general_sum_equilibria.ipynb": general_sum_equilibria,
 }
 
 

@@ -37,7 +37,7 @@ import networkx as nx
 import numpy as np
 
 from lpgame.errors import InvalidGameError
-from lpgame.rational import to_fraction
+from lpgame.rational import float_or_infinity, to_fraction
 
 CHANCE = "chance"
 DECISION = "decision"
@@ -196,12 +196,12 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
                     or len(payoffs) != num_players):
                 raise InvalidGameError(
                     f"terminal node {node!r} needs {num_players} payoffs, got {payoffs!r}")
-            try:
-                floats = tuple(float(u) for u in payoffs)
+            try:   # an exact payoff beyond the double range (10**400) is ±inf here, exact below
+                floats = tuple(float_or_infinity(u) for u in payoffs)
             except (TypeError, ValueError) as exc:
                 raise InvalidGameError(
                     f"terminal node {node!r} has a payoff that is not a number: {payoffs!r}") from exc
-            if not all(math.isfinite(u) for u in floats):
+            if not all(math.isfinite(u) or _is_rational(p) for u, p in zip(floats, payoffs)):
                 raise InvalidGameError(
                     f"terminal node {node!r} has a payoff that is not finite: {payoffs!r}")
             terminal_nodes.append(node)

@@ -28,7 +28,9 @@ Strategic form (``NFG 1 R``)
 
 Reading
     Numbers (integers, decimals such as ``.80`` or ``1.5e-3``, rationals such as ``1/3``) become
-    exact :class:`fractions.Fraction`. An ``.efg`` becomes a :class:`~lpgame.game.Game` whose
+    exact :class:`fractions.Fraction`, however large: ``1e400`` or a 5,001-digit integer is read
+    exactly (exact mode solves with it; floating-point mode refuses it by name,
+    :mod:`lpgame.lp.scaling`). An ``.efg`` becomes a :class:`~lpgame.game.Game` whose
     nodes are numbered 0, 1, ... in file order. Node attributes keep Gambit's labels: ``label``
     (the node name, when not empty), ``outcome`` (the name of a leaf's outcome); the game keeps
     the title as ``name``, the players' names and, in ``graph.graph``, ``title`` and ``comment``.
@@ -81,7 +83,6 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from numbers import Integral, Rational
-from pathlib import Path
 from typing import NamedTuple
 
 import networkx as nx
@@ -90,6 +91,8 @@ import numpy as np
 from lpgame.errors import GameFileError, InvalidGameError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game, IndexedGame
+from lpgame.io.safe_files import read_text_bounded, write_text_atomic
+from lpgame.rational import integer_from_text
 
 # ----------------------------------------------------------------------------------------------
 # tokenizer
@@ -160,17 +163,17 @@ def tokenize(text: str, path: str | None = None) -> list[Token]:
 def parse_number(text: str) -> Fraction | None:
     """An integer, decimal (``.8``, ``1.5e-3``) or rational (``-2/3``) as a Fraction, else None."""
     if _INTEGER.fullmatch(text):
-        return Fraction(int(text))
+        return Fraction(integer_from_text(text))      # any number of digits, exactly
     if _NUMBER.fullmatch(text):
         decimal = Decimal(text)
         if abs(decimal.as_tuple().exponent) > MAX_DECIMAL_EXPONENT:
             return None   # 1e999999999 would build a gigantic integer
         return Fraction(decimal)
     if _RATIONAL.fullmatch(text):
-        numerator, denominator = text.split("/")
-        if int(denominator) == 0:
+        numerator, denominator = (integer_from_text(part) for part in text.split("/"))
+        if denominator == 0:
             return None
-        return Fraction(int(numerator), int(denominator))
+        return Fraction(numerator, denominator)
     return None
 
 
@@ -278,15 +281,9 @@ def _show(token: Token) -> str:
 
 
 def _read_text(path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GameFileError("no such file", str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise GameFileError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})",
-                            str(path)) from None
-    except OSError as exc:
-        raise GameFileError(f"cannot read the file: {exc.strerror}", str(path)) from None
+    """The file's text, at most a memory-bounded number of bytes (an endless stream such as
+    /dev/zero is refused, :func:`lpgame.io.safe_files.read_text_bounded`)."""
+    return read_text_bounded(path)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -827,12 +824,12 @@ def nfg_text(game: NormalFormGame, form: str = "outcome") -> str:
 
 def write_efg(game: Game, path) -> None:
     """Write ``game`` as a Gambit ``.efg`` file."""
-    Path(path).write_text(efg_text(game), encoding="utf-8")
+    write_text_atomic(path, efg_text(game))
 
 
 def write_nfg(game: NormalFormGame, path, form: str = "outcome") -> None:
     """Write ``game`` as a Gambit ``.nfg`` file (``form``: ``"outcome"`` or ``"payoff"``)."""
-    Path(path).write_text(nfg_text(game, form), encoding="utf-8")
+    write_text_atomic(path, nfg_text(game, form))
 
 
 __all__ = ["parse_efg", "read_efg", "parse_nfg", "read_nfg", "efg_text", "nfg_text", "write_efg",

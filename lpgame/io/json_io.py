@@ -14,12 +14,14 @@ from fractions import Fraction
 from pathlib import Path
 
 from lpgame.errors import StrategyError
+from lpgame.io.safe_files import write_text_atomic
+from lpgame.rational import fraction_text
 
 
 def number_to_json(value):
     """A JSON-safe number: Fraction -> "p/q" (or "p" when integral), numpy/float -> float."""
     if isinstance(value, Fraction):
-        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+        return fraction_text(value)      # any number of digits (str stops at 4,300)
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
@@ -66,10 +68,15 @@ def strategies_from_json(data) -> list[dict]:
 
 
 def write_json(obj: dict, path: str | Path | None) -> str:
-    """Write ``obj`` to ``path`` (``"-"`` or None: return the text only)."""
+    """Write ``obj`` to ``path`` (``"-"`` or None: return the text only).
+
+    The file is replaced atomically (a temporary file beside it, then ``os.replace``;
+    :mod:`lpgame.io.safe_files`): a write cut short by Ctrl-C or SIGTERM leaves the previous file
+    whole.
+    """
     text = json.dumps(obj, indent=2, ensure_ascii=False)
     if path is not None and str(path) != "-":
-        Path(path).write_text(text + "\n", encoding="utf-8")
+        write_text_atomic(path, text + "\n")
     return text
 
 

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from lpgame.errors import StrategyError
 from lpgame.io.json_io import number_from_json
+from lpgame.io.safe_files import atomic_path
 
 SUM_TOLERANCE = 1e-9
 MAX_LISTED = 10
@@ -416,7 +417,7 @@ def match_rows(rows: list[StrategyRow], game, missing: str = "error") -> list[di
 
 def write_strategies_csv(strategies: list[dict], path) -> None:
     """Write strategies as CSV with columns player (1-based), infoset, action, probability."""
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    with atomic_path(path) as temp, open(temp, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["player", "infoset", "action", "probability"])
         for i, strategy in enumerate(strategies):
