@@ -311,6 +311,14 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
         raise ConceptMismatchError(
             f"concept {name!r} does not apply to {info.describe()} (it takes {words}); concepts "
             f"that apply: {', '.join(fitting_names(info)) or 'none'}")
+    for key in sorted(given):     # an option that selects an entry this game does not fit
+        selecting = [c for c in named if any(r.split("=")[0] == key for r in c.requires)]
+        if selecting and not any(c.accepts(info) for c in selecting) \
+                and not any(c.option(key) is not None for c in fitting):
+            words = "; ".join(f"{c.variant}: {c.games_text()}" for c in selecting)
+            raise ConceptMismatchError(
+                f"{name} with option {key!r} does not apply to {info.describe()} (it takes "
+                f"{words}); concepts that apply: {', '.join(fitting_names(info)) or 'none'}")
     usable = [c for c in fitting if all(_required(r, options, given) for r in c.requires)]
     usable.sort(key=_specificity)
     for c in usable:

@@ -183,6 +183,10 @@ class SolveResult:
     def headline(self) -> str:
         return f"{self.game}: {self.concept}"
 
+    def value_label(self) -> str | None:
+        """What ``value`` is, for the report (None: no value line)."""
+        return "value for player 1"
+
 
 @dataclass(kw_only=True)
 class Result(SolveResult):
@@ -249,8 +253,9 @@ def render(result: SolveResult, player_names: list[str] | None = None, digits: i
     n = len(result.values) or len(getattr(result, "strategies", []) or [])
     names = player_names or [f"player {i + 1}" for i in range(n)]
     lines = [result.headline() + (" (exact rational arithmetic)" if result.exact else "")]
-    if result.value is not None:
-        lines.append(f"value for player 1: {format_number(result.value, digits)}")
+    label = result.value_label()
+    if result.value is not None and label:
+        lines.append(f"{label}: {format_number(result.value, digits)}")
     if len(result.values) > 1:
         lines.append("values: " + ", ".join(f"{name} {format_number(v, digits)}"
                                             for name, v in zip(names, result.values)))

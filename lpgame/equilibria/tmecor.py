@@ -558,6 +558,9 @@ class TeamResult(Result):
 
     kind = "team"
 
+    def value_label(self) -> None:
+        return None          # body_lines opens with the team's value (and its bounds)
+
     def headline(self) -> str:
         team = ", ".join(str(p) for p in self.extra.get("team", []))
         return (f"{self.game}: {self.concept}, team {{{team}}} against player "
