@@ -260,7 +260,8 @@ def cmd_verify(args) -> int:
     game = _load(args.name, args.params, progress)
     strategies = load_strategies(args.strategy, game, missing=args.missing)
     progress("best responses, the exact equilibrium value and the worst information sets")
-    report = verify(game, strategies, top=args.top, exact=args.exact, rank_by=args.rank_by)
+    report = verify(game, strategies, top=args.top, exact=args.exact, rank_by=args.rank_by,
+                    refinement=args.refinement)
     _emit(report.to_dict(), args.json, report.summary())
     return 0
 
@@ -342,7 +343,8 @@ def cmd_draw(args) -> int:
     title = game.name
     if not args.no_solve:
         progress("solving for the equilibrium to draw")
-        result = lpgame.solve(game, exact=args.exact)
+        options = {"refinement": args.refinement} if args.refinement else {}
+        result = lpgame.solve(game, exact=args.exact or bool(args.refinement), **options)
         strategies, unreached = result.strategies, result.unreached
         title = equilibrium_title(game.name, result.value)
     draw_tree(game, strategies, args.out, title=title, unreached=unreached)
@@ -470,6 +472,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--missing", default="error", choices=["error", "uniform"],
                    help="information sets absent from the file: an error, or played uniformly")
     p.add_argument("--exact", action="store_true", help="exact equilibrium value")
+    p.add_argument("--refinement", default=None, choices=["qpe", "efpe", "os-qpe"],
+                   help="also compare with this refined equilibrium, whose play is rational at "
+                        "unreached information sets too")
     p.add_argument("--json", metavar="PATH|-")
     p.add_argument("--quiet", action="store_true")
     p = sub.add_parser("cfr", help="run CFR or regret matching and record exploitability")
@@ -491,6 +496,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="PATH", help="image file (.png, .svg, .pdf)")
     p.add_argument("--exact", action="store_true", help="label edges with exact probabilities")
     p.add_argument("--no-solve", action="store_true", help="draw the tree only")
+    p.add_argument("--refinement", default=None, choices=["qpe", "efpe", "os-qpe"],
+                   help="draw the refined equilibrium (rational play at unreached sets too)")
     p.add_argument("--heatmap", action="store_true", help="also a strategy heat map per player")
     from lpgame.sweep.command import add_sweep_parser
     add_sweep_parser(sub)

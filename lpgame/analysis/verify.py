@@ -110,6 +110,8 @@ class VerificationReport:
     concession: list[float] | None = None
     worst_infosets: list[InfosetLoss] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # e.g. how float input was made exact
+    refinement: str | None = None                    # the refined reference, when asked for
+    off_reference: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """JSON object with ``value``, ``best_response_gain`` (one per player), ``nash_conv``,
@@ -135,7 +137,9 @@ class VerificationReport:
             "concession": numbers(self.concession),
             "worst_infosets": [w.to_dict() for w in self.worst_infosets],
             "conventions": dict(CONVENTIONS),
-        } | ({"notes": list(self.notes)} if self.notes else {})
+        } | ({"notes": list(self.notes)} if self.notes else {}) | (
+            {"refinement": self.refinement, "off_reference": self.off_reference}
+            if self.refinement else {})
 
     def summary(self, digits: int = 4) -> str:
         """Readable report (what ``lpgame verify`` prints)."""
@@ -169,6 +173,15 @@ class VerificationReport:
                 lines.append(f"  player {w.player + 1}  {w.infoset!r:<16} loss {w.loss:.4g}{gain}"
                              f"  (reach {w.reach:.3g}; plays {probs}; best vs exploiter "
                              f"{w.best_action})")
+        if self.refinement:
+            lines.append(f"information sets whose play differs most from the {self.refinement.upper()} "
+                         "(rational play everywhere, unreached sets included):")
+            for d in self.off_reference:
+                mark = " (unreached by the reference)" if d["unreached_by_reference"] else ""
+                plays = ", ".join(f"{a}={p:.3g}" for a, p in d["plays"].items())
+                refined = ", ".join(f"{a}={float(p):.3g}" for a, p in d["reference"].items())
+                lines.append(f"  player {d['player'] + 1}  {d['infoset']!r:<16} differs by "
+                             f"{d['difference']:.3g}{mark}: plays {plays}; refined {refined}")
         lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
 
@@ -247,7 +260,8 @@ def guarantee_gains(sf: SequenceForm, player: int, behaviour: np.ndarray,
 
 
 def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool = False,
-           rank_by: str = "loss", guarantee: bool = True, **solve_options) -> VerificationReport:
+           rank_by: str = "loss", guarantee: bool = True, refinement: str | None = None,
+           **solve_options) -> VerificationReport:
     """Verify a strategy profile against the game (see module docstring).
 
     Parameters
@@ -268,6 +282,12 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
         ``"loss"`` (L, the default) or ``"guarantee_gain"`` (Δ; one LP per information set).
     guarantee:
         Compute Δ for the listed information sets (one small LP each).
+    refinement:
+        ``"qpe"``, ``"efpe"`` or ``"os-qpe"``: also compare the profile, information set by
+        information set, with that refined equilibrium (:mod:`lpgame.equilibria.refinements`),
+        whose play is rational where equilibrium play never goes; ``off_reference`` lists the
+        ``top`` sets that differ most (largest total-variation distance of the action
+        distributions).
     solve_options:
         Passed to :func:`lpgame.solve`.
     """
@@ -334,6 +354,9 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
     else:
         worst.sort(key=lambda w: -w.loss)
     report.worst_infosets = worst
+    if refinement is not None:
+        report.refinement = refinement
+        report.off_reference = _off_reference(sf, strategies, refinement, top, solve_options)
     return report
 
 
@@ -346,3 +369,26 @@ def _solve_nash(sf, exact: bool, solve_options: dict):
     entry = select("nash", GameInfo(sf.game.name, 2, True), {})
     return entry.solve(sf, exact=exact, backend=solve_options.pop("backend", "highs"),
                        **checked_options(entry, {}), **solve_options)
+
+
+def _off_reference(sf, strategies, refinement: str, top: int, solve_options: dict) -> list[dict]:
+    """The information sets where ``strategies`` differ most from the refined equilibrium,
+    reached through the registry (analysis sits below the concepts)."""
+    from lpgame.registry import GameInfo, checked_options, select
+
+    options = {"refinement": refinement}
+    entry = select("nash", GameInfo(sf.game.name, 2, True), options)
+    reference = entry.solve(sf, exact=True, backend="highs", **checked_options(entry, options),
+                            **{k: v for k, v in solve_options.items() if k == "time_limit"})
+    unreached = [set(u) for u in reference.unreached]
+    rows = []
+    for i, (mine, ref) in enumerate(zip(strategies, reference.strategies)):
+        for infoset, ref_row in ref.items():
+            row = mine.get(infoset, {})
+            diff = 0.5 * sum(abs(float(row.get(a, 0.0)) - float(p)) for a, p in ref_row.items())
+            rows.append({"player": i, "infoset": infoset, "difference": diff,
+                         "plays": {a: float(row.get(a, 0.0)) for a in ref_row},
+                         "reference": {a: float(p) for a, p in ref_row.items()},
+                         "unreached_by_reference": infoset in unreached[i]})
+    rows.sort(key=lambda r: -r["difference"])
+    return rows[:max(int(top), 0)]

@@ -356,8 +356,8 @@ def solve_scaled(matrix: _SparseRational, rhs: list[Fraction], what: str) -> lis
     rational reconstruction of :mod:`lpgame.lp.exact` needs far fewer digits), x = y / D."""
     nums, den = common_denominator(rhs)
     if den == 1:
-        return _solve_exactly(matrix, rhs, what)
-    y = _solve_exactly(matrix, [Fraction(v) for v in nums.tolist()], what)
+        return _solve_exactly(matrix, rhs, what)[0]
+    y, _ = _solve_exactly(matrix, [Fraction(v) for v in nums.tolist()], what)
     return [v / den for v in y]
 
 
