@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.analysis.correlated_gaps import efce_gap
+from lpgame.analysis.correlated_gaps import efce_gap, trigger_gains
 from lpgame.compile import compile_game
 from lpgame.equilibria.correlated import (
     SUPPORT_TOLERANCE,
@@ -89,6 +89,10 @@ class TriggerForest:
     obedience: sp.csr_array        # triggers × pairs: the obedient value
     labels: list[str]
 
+    def __post_init__(self):
+        self._deviation_t = sp.csr_array(self.deviation.T)
+        self._obedience_t = sp.csr_array(self.obedience.T)
+
     @property
     def deviate(self) -> slice:
         return slice(self.num_triggers, 2 * self.num_triggers)
@@ -106,7 +110,7 @@ class TriggerForest:
 
     def penalty(self, x: np.ndarray) -> np.ndarray:
         """Σ_σ̂ A_{i,σ̂} x_{i,σ̂} as a vector over the pairs (the mediator's gradient of the gains)."""
-        return self.deviation.T @ x[self.rows] - self.obedience.T @ x[self.deviate]
+        return self._deviation_t @ x[self.rows] - self._obedience_t @ x[self.deviate]
 
 
 def trigger_forest(sf: SequenceForm, space: CorrelationPlanSpace, player: int,
@@ -290,19 +294,21 @@ def _check_options(target_gap, iterations, time_limit, regret_minimiser, multipl
 
 
 def _schedule(iterations: int, check_every: int | None) -> list[int]:
-    """Checkpoint iterations: every ``check_every``, or 10, 20, ..., growing by about 10 %."""
+    """Checkpoint iterations: every ``check_every``, or 10, 20, ..., growing by about 20 %."""
     if check_every is not None:
         return list(range(check_every, iterations + 1, check_every))
     out, k = [], 10
     while k <= iterations:
         out.append(k)
-        k = max(k + 10, int(k * 1.1))
+        k = max(k + 10, int(k * 1.2))
     return out
 
 
 def _checkpoint(sf, space, chain, forests, c, scale, lam, xi_bar, x_bars, t, elapsed) -> Checkpoint:
     """Measure the averaged plan: its objective, its independent EFCE gap, the Lagrangian bound."""
-    gap = efce_gap(sf, space.as_matrix(xi_bar)).gap
+    matrix = space.as_matrix(xi_bar)
+    gap = max(0.0, max(float(trigger_gains(sf, matrix, i, "efce")[0].max(initial=0.0))
+                       for i in range(2)))
     penalty = sum(f.penalty(x) for f, x in zip(forests, x_bars))
     bound = chain.best_value(c / scale - lam * penalty) * scale
     return Checkpoint(t, elapsed, float(c @ xi_bar), float(gap), float(bound), lam, xi_bar)
