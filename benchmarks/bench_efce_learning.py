@@ -21,8 +21,8 @@ lpgame's HiGHS seconds, then for 1 % and 0.1 %: the thesis's Gurobi and "Ours" s
 learning seconds (from the start, build included; "—" = not reached) by the thesis's criterion
 ("vs LP": gap and |objective − LP optimum| both within the target) and by lpgame's own certified
 criterion ("cert": gap and Lagrangian slack within the target, no LP needed), then, at the
-certified checkpoint, its iteration, relative gap and |learned − LP|/R. The three-player rows and the rows whose games are not in the catalog are
-listed with the reason they are not run.
+certified checkpoint, its iteration, relative gap and |learned − LP|/R. The three-player rows and
+the rows whose games are not in the catalog are listed with the reason they are not run.
 """
 
 from __future__ import annotations
