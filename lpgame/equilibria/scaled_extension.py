@@ -153,7 +153,15 @@ class ScaledExtensionChain:
     # ------------------------------------------------------------------ passes
     def uniform(self) -> np.ndarray:
         """The behaviour that is uniform on every simplex (per slot)."""
-        return 1.0 / self.split_size[self.slot_split]
+        if getattr(self, "_uniform", None) is None:
+            self._uniform = 1.0 / self.split_size[self.slot_split]
+        return self._uniform
+
+    def per_split_sum(self, per_slot: np.ndarray) -> np.ndarray:
+        """Σ over each split's slots (the slots of a split are contiguous)."""
+        if per_slot.size == 0:
+            return np.zeros(self.num_splits)
+        return np.add.reduceat(per_slot, self.split_first)
 
     def point(self, behaviour: np.ndarray) -> np.ndarray:
         """The chain's point for per-slot behaviours b (each split's b sums to 1)."""
@@ -217,7 +225,7 @@ class LocalRegretMinimisers:
         """Take the utilities of every slot at iterate t and move to the next behaviour."""
         c = self.chain
         k = c.slot_split
-        expected = np.bincount(k, weights=self.behaviour * slot_utility, minlength=c.num_splits)
+        expected = c.per_split_sum(self.behaviour * slot_utility)
         instant = slot_utility - expected[k]
         if self.kind == "drm":
             pos = self.regret > 0
@@ -233,6 +241,5 @@ class LocalRegretMinimisers:
 
 def _matching(chain: ScaledExtensionChain, positive: np.ndarray) -> np.ndarray:
     """Regret matching on every simplex: b ∝ positive, uniform where the sum is 0."""
-    total = np.bincount(chain.slot_split, weights=positive, minlength=chain.num_splits)
-    per = total[chain.slot_split]
+    per = chain.per_split_sum(positive)[chain.slot_split]
     return np.where(per > 0, positive / np.where(per > 0, per, 1.0), chain.uniform())
