@@ -1,8 +1,9 @@
-"""The public entry points: :func:`solve`, :func:`evaluate`, :func:`compile_game`.
+"""The public entry points: :func:`solve`, :func:`evaluate`, :func:`compile_game`, :func:`concepts`.
 
-``solve(game, concept="nash")`` runs the whole flow of DESIGN.md: game → SequenceForm →
-LinearProgram (one module of :mod:`lpgame.equilibria` per concept) → backend → Result, and attaches a
-certificate computed by the independent best-response path of :mod:`lpgame.analysis`.
+``solve(game, concept="nash")`` runs the whole flow of DESIGN.md: game → SequenceForm → the
+concept's program (one registered module of :mod:`lpgame.equilibria` per concept, found through
+:mod:`lpgame.registry`) → backend → result, with a certificate computed by the independent path of
+:mod:`lpgame.analysis`.
 
 Example
 -------
@@ -16,216 +17,173 @@ Fraction(0, 1)
 
 from __future__ import annotations
 
+import importlib
+import os
+import pkgutil
 import time
 from collections.abc import Sequence
-from fractions import Fraction
-from pathlib import Path
 
-import numpy as np
-
-from lpgame.analysis.best_response import best_response, best_response_value_exact
+from lpgame import registry
 from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
-from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError, SolverTimeLimitError
-from lpgame.game import GameRules, NormalFormGame, expand
-from lpgame.game.tree import IndexedGame
-from lpgame.result import Certificate, Result
+from lpgame.compile import as_game, compile_game, load_game
+from lpgame.errors import LpgameError, OptionError
+from lpgame.game import NormalFormGame
+from lpgame.registry import GameInfo
+from lpgame.result import SolveResult
 from lpgame.sequence_form import SequenceForm
 
-CONCEPTS = ("nash", "maximin", "ce", "cce", "efce", "efcce", "nfcce")
-ALGORITHMS = ("lp", "double_oracle")
+ABSTRACTIONS = ("gameshrink",)
+BACKENDS = ("highs", "pyomo", "cvxpy")
+
+_loaded = False
 
 
-def as_game(game) -> IndexedGame:
-    """A game with a flat index (a :class:`~lpgame.game.Game` or a structured game) from a Game,
-    NormalFormGame, rules object, catalog name or game file path."""
-    if isinstance(game, IndexedGame):
-        return game
+def load_concepts() -> None:
+    """Import every module of :mod:`lpgame.equilibria` once; each registers its concepts."""
+    global _loaded
+    if _loaded:
+        return
+    import lpgame.equilibria as package
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+    _loaded = True
+
+
+registry.add_loader(load_concepts)
+
+
+def concepts() -> list[registry.Concept]:
+    """Every registered concept entry (see :mod:`lpgame.registry`)."""
+    load_concepts()
+    return registry.concepts()
+
+
+def game_info(game) -> GameInfo:
+    """Players, zero-sum or not, normal form or not: what concept dispatch needs."""
     if isinstance(game, NormalFormGame):
-        return game.to_extensive()
-    if isinstance(game, (str, Path)):
-        from lpgame.games import load
-        return as_game(load(str(game)))
-    if isinstance(game, GameRules):
-        return expand(game)
-    from lpgame.abstraction.ordered_game import OrderedSignalGame
-    if isinstance(game, OrderedSignalGame):
-        return game.compile()   # refuses (ModelTooLargeError) games too large, e.g. Rhode Island
-    raise InvalidGameError(f"cannot make a game out of {type(game).__name__}")
+        return GameInfo(game.name, game.num_players, game.num_players == 2
+                        and game.to_extensive().is_constant_sum(tol=1e-9 * _range(game)),
+                        normal_form=True)
+    sf_game = game.game if isinstance(game, SequenceForm) else as_game(game)
+    zero_sum = sf_game.num_players == 2 and sf_game.is_constant_sum(
+        tol=1e-9 * sf_game.payoff_range())
+    return GameInfo(sf_game.name, sf_game.num_players, bool(zero_sum))
 
 
-def compile_game(game) -> SequenceForm:
-    """The sequence form of anything :func:`as_game` accepts."""
-    if isinstance(game, SequenceForm):
-        return game
-    return SequenceForm.from_game(as_game(game))
+def _range(game: NormalFormGame) -> float:
+    return game.to_extensive().payoff_range()
 
 
 def solve(game, concept: str = "nash", exact: bool = False, backend: str = "highs",
-          abstraction: str | None = None, algorithm: str = "lp", **options) -> Result:
-    """Solve ``game`` for a solution concept and certify the answer.
+          abstraction: str | None = None, **options) -> SolveResult:
+    """Solve ``game`` for a registered solution concept and certify the answer.
 
     Parameters
     ----------
     game:
         A Game, NormalFormGame, rules object, SequenceForm, catalog name or game file path.
     concept:
-        ``"nash"`` (two-player zero-sum/constant-sum: the sequence-form LP) or ``"maximin"``
-        (each player's security strategy in a two-player game, general-sum allowed);
-        ``"ce"``/``"cce"`` (normal form, or an extensive game's reduced normal form) and
-        ``"efce"``/``"efcce"``/``"nfcce"`` (two-player correlation plans) return a
-        :class:`~lpgame.equilibria.correlated.CorrelatedResult`; pass ``objective="welfare"``,
-        ``"player1"``, ``"player2"`` or weights ``(w1, w2)`` (see
-        :func:`lpgame.equilibria.correlated.solve_correlated`).
+        A registered concept (``lpgame concepts`` lists them, with the games each accepts, its
+        options and its source): ``"nash"`` (two-player zero-sum: the sequence-form LP or the
+        double oracle), ``"maximin"``, ``"ce"``, ``"cce"``, ``"efce"``, ``"efcce"``, ``"nfcce"``,
+        and those that later modules register. The entry is chosen by the game's class
+        (zero-sum, general-sum, n players, normal form) and the options given.
     exact:
-        Return :class:`fractions.Fraction` values certified in rational arithmetic.
+        Return :class:`fractions.Fraction` values certified in rational arithmetic (concepts
+        that support it).
     backend:
         ``"highs"`` (default), ``"pyomo"`` or ``"cvxpy"`` (both solve with HiGHS).
     abstraction:
-        ``"gameshrink"``: shrink a game with ordered signals losslessly first, solve the abstract
-        game, lift the strategies and certify them in the original game
-        (:mod:`lpgame.abstraction.solve`; the result's ``extra["abstraction"]`` holds the sizes).
-    algorithm:
-        For ``concept="nash"``: ``"lp"`` (default) solves the whole sequence-form LP;
-        ``"double_oracle"`` solves LPs of restricted games grown by best responses until the
-        full-game gap closes (:mod:`lpgame.equilibria.double_oracle`), for games whose equilibria
-        use a small part of a large tree (Dudo). Floating point only.
+        ``"gameshrink"``: shrink a game with ordered signals losslessly first, solve the
+        abstract game with the concept, lift the strategies and certify them in the original
+        game (:mod:`lpgame.abstraction.solve`); for concepts whose certificate lifts (nash,
+        maximin).
     options:
-        Passed to the backend (``solver``, ``threads``, ``time_limit``, ...).
+        The concept's own options (``algorithm``, ``objective``, ...) and the solver's
+        (``solver``, ``threads``, ``time_limit``, ...).
+
+    Raises
+    ------
+    OptionError
+        An unknown concept or option, or an option of the wrong type.
+    ConceptMismatchError
+        The game does not fit the concept; the message names the concepts that do.
     """
-    if algorithm not in ALGORITHMS:
-        raise LpgameError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    if algorithm != "lp" and (concept != "nash" or abstraction is not None):
-        raise LpgameError(f"algorithm {algorithm!r} solves concept 'nash' without abstraction; "
-                          f"got concept {concept!r}" + (f" with abstraction {abstraction!r}"
-                                                        if abstraction is not None else ""))
-    if abstraction is not None:
-        from lpgame.abstraction.solve import solve_with_abstraction
-        return solve_with_abstraction(game, abstraction, concept, exact, backend, **options)
     start = time.perf_counter()
-    if concept in ("ce", "cce", "efce", "efcce", "nfcce"):
-        from lpgame.equilibria.correlated import solve_correlated
-        result = solve_correlated(game, concept, exact=exact, backend=backend, **options)
-        result.seconds["total"] = time.perf_counter() - start
-        return result
-    sf = compile_game(game)
-    if concept == "nash":
-        result = _solve_nash(sf, exact, backend, options, algorithm)
-    elif concept == "maximin":
-        result = _solve_maximin(sf, exact, backend, options)
-    else:
-        raise LpgameError(f"unknown concept {concept!r}; choose one of {', '.join(CONCEPTS)}")
+    load_concepts()
+    if not isinstance(exact, bool):
+        raise OptionError(f"exact must be True or False; got {exact!r}")
+    if backend not in BACKENDS:
+        raise OptionError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    solver_options = _solver_options(options)
+    if abstraction is not None:
+        return _solve_abstracted(game, concept, exact, backend, abstraction, options,
+                                 solver_options, start)
+    game = load_game(game)
+    if not isinstance(game, (NormalFormGame, SequenceForm)):
+        game = as_game(game)        # expand rules objects once, not once per stage
+    info = game_info(game)
+    entry = registry.select(concept, info, options)
+    result = _run(entry, game, exact, backend, options, solver_options)
     result.seconds["total"] = time.perf_counter() - start
     return result
 
 
-def _behaviours(sf: SequenceForm, plans, exact: bool) -> list[tuple[object, object]]:
-    """(behaviour vector, mask of unreached information sets) of each player's plan."""
-    if exact:
-        return [sf.behaviour_from_plan_exact(i, plan) for i, plan in enumerate(plans)]
-    return [sf.behaviour_from_plan(i, plan) for i, plan in enumerate(plans)]
+def _run(entry: registry.Concept, game, exact: bool, backend: str, options: dict,
+         solver_options: dict) -> SolveResult:
+    if exact and not entry.exact:
+        exact_ones = sorted({c.name for c in registry.concepts() if c.exact})
+        raise OptionError(f"exact (rational) mode is not available for concept {entry.name!r}; "
+                          "solve in floating point (the certificate is reported), or use one of "
+                          + ", ".join(exact_ones))
+    if backend not in entry.backends:
+        raise OptionError(f"concept {entry.name!r} solves with backend "
+                          f"{' or '.join(entry.backends)}, not {backend!r}")
+    own = registry.checked_options(entry, options)
+    return entry.solve(game, exact=exact, backend=backend, **own, **solver_options)
 
 
-def _strategies(sf: SequenceForm, plans, exact: bool, behaviours=None):
-    strategies, unreached = [], []
-    for i, (b, mask) in enumerate(behaviours or _behaviours(sf, plans, exact)):
-        strategies.append(sf.strategy_to_dict(i, b))
-        labels = sf.players[i].infoset_labels      # read, not copied
-        unreached.append([labels[j] for j in np.flatnonzero(mask).tolist()])
-    return strategies, unreached
+def _solve_abstracted(game, concept: str, exact: bool, backend: str, abstraction: str,
+                      options: dict, solver_options: dict, start: float) -> SolveResult:
+    from lpgame.abstraction.solve import check_abstraction_name, solve_with_abstraction
+
+    check_abstraction_name(abstraction)
+    # dispatch as for the two-player zero-sum (or general-sum) signal games GameShrink takes
+    entry = registry.select(concept, GameInfo(str(game), 2, concept == "nash"), options)
+    if not entry.liftable:
+        liftable = sorted({c.name for c in registry.concepts() if c.liftable})
+        raise OptionError(f"abstraction={abstraction!r} wraps concepts whose certificate lifts "
+                          f"from the abstract game ({', '.join(liftable)}); not {concept!r}")
+    own = registry.checked_options(entry, options)
+    result = solve_with_abstraction(game, entry, abstraction, exact, backend, **own,
+                                    **solver_options)
+    result.seconds["total"] = time.perf_counter() - start
+    return result
 
 
-def _behaviour_plans(sf: SequenceForm, plans, exact: bool, behaviours=None):
-    """Plans rebuilt from the returned behaviour (what the user gets is what is certified)."""
-    out = []
-    for i, (b, _) in enumerate(behaviours or _behaviours(sf, plans, exact)):
-        out.append(sf.plan_from_behaviour_exact(i, b) if exact else sf.plan_from_behaviour(i, b))
-    return out
-
-
-def _solve_nash(sf: SequenceForm, exact: bool, backend: str, options: dict,
-                algorithm: str = "lp") -> Result:
-    from lpgame.equilibria.zero_sum import solve_zero_sum
-
-    extra = {}
-    if algorithm == "double_oracle":
-        from lpgame.equilibria.double_oracle import solve_zero_sum_double_oracle
-        sol = solve_zero_sum_double_oracle(sf, exact=exact, backend=backend, **options)
-        last = sol.rounds[-1]
-        extra["double_oracle"] = {
-            "rounds": len(sol.rounds), "kept_sequences": list(last.kept_sequences),
-            "sequences": [sf.num_sequences(0), sf.num_sequences(1)],
-            "bounds": [last.lower, last.upper]}
-    else:
-        try:
-            sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
-        except SolverTimeLimitError as error:   # name the other algorithm for large trees
-            raise SolverTimeLimitError(
-                f"{error} (where the equilibrium uses a small part of a large tree, as in Dudo, "
-                "algorithm='double_oracle' solves small restricted LPs instead)",
-                error.status, error.size, error.best_bound, error.objective) from error
-    behaviours = _behaviours(sf, sol.plans, exact)
-    strategies, unreached = _strategies(sf, sol.plans, exact, behaviours)
-    plans = _behaviour_plans(sf, sol.plans, exact, behaviours)
-    if exact:
-        ev = evaluate_plans_exact(sf, plans)
-        if ev.nash_conv != 0:
-            raise ExactCheckError(
-                f"exact mode: the certified basis gives a profile with exact NashConv "
-                f"{ev.nash_conv}, not 0")
-        if ev.values[0] != sol.value:
-            raise ExactCheckError(f"exact mode: LP value {sol.value} differs from the profile's "
-                                  f"exact value {ev.values[0]}")
-    else:
-        ev = evaluate_plans(sf, plans)
-    cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
-    info = sol.lp_solution
-    return Result(
-        game=sf.game.name, concept="nash", value=sol.value, values=list(ev.values),
-        strategies=strategies, certificate=cert, size=sol.lp.size(),
-        seconds=({"solve": sum(r.seconds for r in sol.rounds),
-                  "lp": sum(r.lp_seconds for r in sol.rounds)} if sol.rounds
-                 else {"solve": info.seconds}),
-        backend=backend, exact=exact, unreached=unreached, plans=plans, lp=sol.lp, extra=extra)
-
-
-def _solve_maximin(sf: SequenceForm, exact: bool, backend: str, options: dict) -> Result:
-    """Each player's maximin strategy and value; the duals give the minimax (punishing) ones."""
-    from lpgame.equilibria.maximin import solve_maximin
-
-    sols = solve_maximin(sf, exact=exact, backend=backend, **options)
-    maximin_plans = [sols[i].plans[i] for i in range(2)]
-    minimax_plans = [sols[1 - i].plans[i] for i in range(2)]
-    behaviours = _behaviours(sf, maximin_plans, exact)
-    strategies, unreached = _strategies(sf, maximin_plans, exact, behaviours)
-    minimax, _ = _strategies(sf, minimax_plans, exact)
-    plans = _behaviour_plans(sf, maximin_plans, exact, behaviours)
-    # certificate: what each maximin strategy guarantees against the worst opponent reply
-    guarantees, gaps = [], []
-    for i in range(2):
-        o = 1 - i
-        profile = [None, None]
-        profile[i] = plans[i]
-        if exact:
-            profile[o] = [Fraction(0)] * sf.num_sequences(o)
-            worst = -best_response_value_exact(sf, o, profile, payoff_of=i, sign=-1)
-        else:
-            profile[o] = np.zeros(sf.num_sequences(o))
-            worst = -best_response(sf, o, profile, payoff_of=i, sign=-1.0).value
-        guarantees.append(worst)
-        gaps.append(sols[i].value - worst)
-    if exact and any(g != 0 for g in gaps):
-        raise ExactCheckError(f"exact mode: maximin strategies guarantee {guarantees}, not the LP "
-                              f"values {[s.value for s in sols]}")
-    ev = (evaluate_plans_exact if exact else evaluate_plans)(sf, plans)
-    cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact,
-                       extra={"guaranteed": guarantees, "security_gap": gaps})
-    size = sols[0].lp.size()
-    return Result(
-        game=sf.game.name, concept="maximin", value=sols[0].value,
-        values=[s.value for s in sols], strategies=strategies, certificate=cert, size=size,
-        seconds={"solve": sum(s.lp_solution.seconds for s in sols)}, backend=backend,
-        exact=exact, unreached=unreached, extra={"minimax_strategies": minimax}, plans=plans,
-        lp=sols[0].lp)
+def _solver_options(options: dict) -> dict:
+    """Pop and check the options every concept passes to the solver."""
+    out = {}
+    for key in registry.SOLVER_OPTIONS:
+        if key in options:
+            out[key] = options.pop(key)
+    if "time_limit" in out and out["time_limit"] is not None:
+        t = out["time_limit"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0 or t != t:
+            raise OptionError(f"time_limit must be a positive number of seconds; got {t!r}")
+    if "threads" in out and out["threads"] is not None:
+        t = out["threads"]
+        cores = os.cpu_count() or 1
+        if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 4 * cores:
+            raise OptionError(f"threads must be an integer from 1 to {4 * cores} (this machine has "
+                              f"{cores} cores); got {t!r}")
+    if "solver" in out and out["solver"] is not None:
+        from lpgame.lp.highs_backend import SOLVERS
+        choices = (*SOLVERS, "clarabel")
+        if out["solver"] not in choices:
+            raise OptionError(f"unknown solver {out['solver']!r}; choose one of "
+                              f"{', '.join(choices)}")
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def evaluate(game, strategies: Sequence, exact: bool = False) -> Evaluation:
@@ -235,11 +193,13 @@ def evaluate(game, strategies: Sequence, exact: bool = False) -> Evaluation:
     :class:`~lpgame.result.Result`). Computed bottom-up on the sequence form, without any LP.
     """
     sf = compile_game(game)
-    if isinstance(strategies, Result):
-        strategies = strategies.strategies
-    if len(strategies) != sf.num_players:
-        raise LpgameError(f"{sf.game.name} has {sf.num_players} players; got {len(strategies)} "
-                          "strategies")
+    if isinstance(strategies, SolveResult):
+        strategies = getattr(strategies, "strategies", None)
+        if not strategies:
+            raise LpgameError("this result holds no strategy profile to evaluate")
+    if not isinstance(strategies, (list, tuple)) or len(strategies) != sf.num_players:
+        got = len(strategies) if isinstance(strategies, (list, tuple)) else type(strategies).__name__
+        raise LpgameError(f"{sf.game.name} has {sf.num_players} players; got {got} strategies")
     if exact:
         behaviours = [sf.behaviour_from_dict_exact(i, s) for i, s in enumerate(strategies)]
         plans = [sf.plan_from_behaviour_exact(i, b) for i, b in enumerate(behaviours)]
@@ -247,3 +207,7 @@ def evaluate(game, strategies: Sequence, exact: bool = False) -> Evaluation:
     behaviours = [sf.behaviour_from_dict(i, s) for i, s in enumerate(strategies)]
     plans = [sf.plan_from_behaviour(i, b) for i, b in enumerate(behaviours)]
     return evaluate_plans(sf, plans)
+
+
+__all__ = ["solve", "evaluate", "compile_game", "as_game", "concepts", "load_concepts",
+           "game_info"]

@@ -137,7 +137,7 @@ def _info_abstraction(args, progress: Progress) -> int:
     return 0
 
 
-def _solve_options(args) -> dict:
+def _solver_options(args) -> dict:
     options = {}
     if args.solver:
         options["solver"] = args.solver
@@ -145,11 +145,28 @@ def _solve_options(args) -> dict:
         options["time_limit"] = args.time_limit
     if args.threads is not None:
         options["threads"] = args.threads
+    return options
+
+
+def _concept_options(args) -> dict:
+    """The registered options given on the command line, converted by the chosen concept's
+    declared types (one flag per option name across the registry)."""
+    from lpgame.registry import entries
+    options = {}
+    named = entries(args.concept)
+    for name in _option_flags():
+        text = getattr(args, name, None)
+        if text is None:
+            continue
+        declared = next((c.option(name) for c in named if c.option(name) is not None), None)
+        if declared is None:
+            from lpgame.registry import concepts
+            owners = sorted({c.name for c in concepts() if c.option(name) is not None})
+            raise LpgameError(f"{_flag_of(name)} is an option of {', '.join(owners)}, not of "
+                              f"concept {args.concept!r}")
+        options[name] = text if declared.type is bool else declared.from_text(text, args.concept)
     if getattr(args, "checkpoint", None):
-        if args.algorithm != "double_oracle":
-            raise LpgameError("--checkpoint is for --algorithm double_oracle")
         from pathlib import Path
-        options["checkpoint"] = args.checkpoint
         if Path(args.checkpoint).exists():
             options["initial_sequences"] = args.checkpoint
     return options
@@ -159,6 +176,7 @@ def cmd_solve(args) -> int:
     import lpgame
 
     progress = Progress(args.quiet)
+    options = {**_solver_options(args), **_concept_options(args)}
     if args.abstraction:
         from lpgame.abstraction.solve import check_abstraction_name
         from lpgame.games import load, parse_params
@@ -167,41 +185,49 @@ def cmd_solve(args) -> int:
         game = load(args.name, **parse_params(args.params))
         progress(f"shrinking ({args.abstraction}), solving the abstract game, lifting")
         result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,
-                              abstraction=args.abstraction, **_solve_options(args))
-        progress("done")
-        _emit(result.to_dict(), args.json, result.summary())
-        return 0
-    game = _load(args.name, args.params, progress, keep_normal_form=True)
-    progress(f"solving ({args.concept}, backend {args.backend}"
-             + (", exact" if args.exact else "")
-             + (f", {args.algorithm}" if args.algorithm != "lp" else "") + ")")
-    kwargs = _solve_options(args)
-    if args.algorithm != "lp":
-        kwargs["algorithm"] = args.algorithm
-    if args.objective is not None:
-        kwargs["objective"] = _parse_objective(args.objective)
-    result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,
-                          **kwargs)
+                              abstraction=args.abstraction, **options)
+        names = None
+    else:
+        game = _load(args.name, args.params, progress, keep_normal_form=True)
+        progress(f"solving ({args.concept}, backend {args.backend}"
+                 + (", exact" if args.exact else "") + ")")
+        result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,
+                              **options)
+        names = getattr(game, "player_names", None)
     progress("done")
     if args.save_lp and getattr(result, "lp", None) is not None:
         _write_lp_file(result.lp, args.save_lp)
-    obj = result.to_dict()
-    from lpgame.result import Result
-    text = result.summary(player_names=game.player_names) if isinstance(result, Result) \
-        else result.summary()
-    _emit(obj, args.json, text)
+    _emit(result.to_dict(), args.json, result.summary(player_names=names))
     return 0
 
 
-def _parse_objective(text: str):
-    """``welfare``, ``player1``, ``player2`` or weights ``w1,w2[,...]``."""
-    if "," not in text:
-        return text
-    try:
-        return tuple(float(w) for w in text.split(","))
-    except ValueError as exc:
-        raise LpgameError(f"objective {text!r} is not welfare, playerK or comma-separated weights"
-                          ) from exc
+def cmd_concepts(args) -> int:
+    """``lpgame concepts``: the registry, one entry per name and variant."""
+    from lpgame.api import concepts
+    rows, lines = [], []
+    for c in concepts():
+        options = [{"name": o.name, "flag": o.cli_flag, "type": getattr(o.type, "__name__", "any"),
+                    "default": o.default if isinstance(o.default, (int, float, str, bool))
+                    or o.default is None else str(o.default), "help": o.help,
+                    **({"choices": list(o.choices)} if o.choices else {})} for o in c.options]
+        rows.append({"name": c.name, "variant": c.variant, "games": list(c.games),
+                     "requires": list(c.requires), "summary": c.summary, "options": options,
+                     "certificate": c.certificate, "source": c.source, "exact": c.exact,
+                     "abstraction": c.liftable})
+        head = c.name + ("" if c.variant == "default" else f" [{c.variant}]")
+        lines.append(f"{head}: {c.summary}")
+        lines.append(f"    games: {c.games_text()}"
+                     + (f"; selected by {', '.join(c.requires)}" if c.requires else "")
+                     + ("; exact mode" if c.exact else "; floating point only")
+                     + ("; abstraction=gameshrink" if c.liftable else ""))
+        for o in c.options:
+            if o.cli:
+                lines.append(f"    {o.cli_flag}: {o.help}" + (f" (default {o.default})"
+                                                             if o.default is not None else ""))
+        lines.append(f"    certificate: {c.certificate}")
+        lines.append(f"    source: {c.source}")
+    _emit({"concepts": rows}, args.json, "\n".join(lines))
+    return 0
 
 
 def cmd_evaluate(args) -> int:
@@ -330,9 +356,73 @@ def cmd_draw(args) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with lpgame's error convention: one ``lpgame: error:`` line, exit status 2."""
+
+    def error(self, message: str):
+        sys.stderr.write(f"lpgame: error: {message} (see '{self.prog} --help')\n")
+        raise SystemExit(2)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
+
+
+def _option_flags() -> dict:
+    """Every registered concept option that has a command-line flag, by name: (flag, kind, help)."""
+    from lpgame.api import concepts
+    flags: dict = {}
+    for c in concepts():
+        for o in c.options:
+            if not o.cli:
+                continue
+            flag, is_bool, helps = flags.get(o.name, (o.cli_flag, o.type is bool, []))
+            helps.append(f"{c.name}: {o.help}")
+            flags[o.name] = (flag, is_bool and o.type is bool, helps)
+    return flags
+
+
+def _flag_of(name: str) -> str:
+    return _option_flags().get(name, ("--" + name.replace("_", "-"),))[0]
+
+
+def _add_concept_flags(p: argparse.ArgumentParser) -> None:
+    """``--concept`` and one flag per registered option (lpgame.registry), built at run time so
+    that a newly registered concept needs no edit here."""
+    from lpgame.api import concepts
+    names = sorted({c.name for c in concepts()})
+    p.add_argument("--concept", default="nash", choices=names, metavar="CONCEPT",
+                   help="one of " + ", ".join(names) + " (default nash; 'lpgame concepts' "
+                        "describes each)")
+    for name, (flag, is_bool, helps) in sorted(_option_flags().items()):
+        text = "; ".join(helps)
+        if is_bool:
+            p.add_argument(flag, dest=name, action="store_true", default=None, help=text)
+        else:
+            p.add_argument(flag, dest=name, default=None, metavar=name.upper(), help=text)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lpgame", description="Solve games exactly with LP.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    from lpgame import __version__
+    parser = _Parser(prog="lpgame", description="Solve games exactly with LP.")
+    parser.add_argument("--version", action="version", version=f"lpgame {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(p, params=True):
         if params:
@@ -342,6 +432,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--quiet", action="store_true", help="no progress on standard error")
 
     common(sub.add_parser("games", help="list the game catalog"), params=False)
+    common(sub.add_parser("concepts", help="list the solution concepts: games, options, sources"),
+           params=False)
     p = sub.add_parser("info", help="sizes of a game and its LP, without solving")
     common(p)
     p.add_argument("--abstraction", default=None, metavar="NAME",
@@ -350,24 +442,14 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--abstraction", default=None, metavar="NAME",
                    help="gameshrink: shrink losslessly, solve, lift, certify in the original game")
-    p.add_argument("--concept", default="nash",
-                   help="nash (default), maximin, ce, cce, efce, efcce or nfcce")
-    p.add_argument("--objective", default=None,
-                   help="correlated concepts: welfare (default), player1, player2 or weights w1,w2")
+    _add_concept_flags(p)
     p.add_argument("--exact", action="store_true", help="exact rational answer, certified")
-    p.add_argument("--algorithm", default="lp", choices=["lp", "double_oracle"],
-                   help="nash: the whole sequence-form LP (default), or the double oracle "
-                        "(restricted LPs grown by best responses; for large trees with small "
-                        "equilibrium support, such as Dudo)")
-    p.add_argument("--checkpoint", default=None, metavar="PATH",
-                   help="double oracle: rewrite PATH (.npz) with the kept sequences after every "
-                        "round, and resume from it when it exists (a long run in parts)")
     p.add_argument("--backend", default="highs", choices=["highs", "pyomo", "cvxpy"])
     p.add_argument("--solver", default=None, choices=["choose", "simplex", "ipm", "pdlp", "clarabel"],
                    help="HiGHS's solver, or clarabel (an interior point with a direct "
                         "factorisation; lpgame's choice for compressed LPs of 2000+ signals)")
-    p.add_argument("--time-limit", type=float, default=None, help="solver time limit (s)")
-    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--time-limit", type=_positive_float, default=None, help="solver time limit (s)")
+    p.add_argument("--threads", type=_positive_int, default=None)
     p.add_argument("--save-lp", default=None, metavar="PATH", help="also write the LP (.lp/.mps)")
     p = sub.add_parser("evaluate", help="value, best responses and NashConv of a strategy file")
     p.add_argument("name")
@@ -412,23 +494,93 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = {"games": cmd_games, "info": cmd_info, "solve": cmd_solve, "evaluate": cmd_evaluate,
-            "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify, "cfr": cmd_cfr}
+COMMANDS = {"concepts": cmd_concepts, "games": cmd_games, "info": cmd_info, "solve": cmd_solve,
+            "evaluate": cmd_evaluate, "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify,
+            "cfr": cmd_cfr}
+
+
+OUTPUT_PATHS = ("json", "save_lp", "lp", "mps", "latex", "out", "plot")
+"""The arguments, across commands, that name files lpgame writes."""
+
+
+def _check_output_paths(args, *attributes: str) -> None:
+    """Refuse, before any work, output paths that cannot be written: a missing or read-only
+    folder, a folder where a file is expected."""
+    import os
+    from pathlib import Path
+    for attribute in attributes:
+        path = getattr(args, attribute, None)
+        if path is None or path == "-":
+            continue
+        target = Path(path)
+        flag = "--" + attribute.replace("_", "-")
+        if target.is_dir():
+            raise LpgameError(f"{flag} {path}: is a folder; give a file name")
+        folder = target.parent if str(target.parent) else Path(".")
+        if not folder.is_dir():
+            raise LpgameError(f"{flag} {path}: the folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise LpgameError(f"{flag} {path}: the folder {folder} is not writable")
+        if attribute in ("out", "plot"):
+            _check_picture_format(flag, path)
+
+
+def _check_picture_format(flag: str, path: str) -> None:
+    """Refuse a picture file whose format matplotlib cannot write (by its suffix)."""
+    from pathlib import Path
+    suffix = Path(path).suffix.lower().lstrip(".")
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise LpgameError(f"{flag} {path}: pictures need matplotlib (pip install matplotlib)"
+                          ) from None
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in formats:
+        raise LpgameError(f"{flag} {path}: unknown picture format {suffix or '(no suffix)'!r}; use "
+                          f"one of {', '.join(sorted(formats))}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command == "export" and not (args.lp or args.mps or args.latex):
-        parser.error("export needs --lp PATH, --mps PATH and/or --latex PATH")
+    """Run the ``lpgame`` command. Every error ends as one ``lpgame: error: ...`` line on
+    standard error with exit status 2 (this is the one place where exceptions become lines);
+    Ctrl-C ends with one line and status 130."""
+    import os
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command == "export" and not (args.lp or args.mps or args.latex):
+            parser.error("export needs --lp PATH, --mps PATH and/or --latex PATH")
+        _check_output_paths(args, *OUTPUT_PATHS)     # before any work, so none is lost
         return COMMANDS[args.command](args)
-    except LpgameError as exc:
-        print(f"lpgame: error: {exc}", file=sys.stderr)
-        return 2
+    except SystemExit as exc:       # argparse: --help, --version (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except KeyboardInterrupt:
+        print("lpgame: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # output piped into a pager or head that closed early
         sys.stderr.close()
         return 0
+    except LpgameError as exc:
+        print(f"lpgame: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except OSError as exc:           # files: missing, a folder, no permission, disk full
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"lpgame: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("lpgame: error: out of memory (a model larger than lpgame's memory prediction "
+              "allowed for; try a smaller game)", file=sys.stderr)
+        return 2
+    except Exception as exc:         # a bug: one line, and the traceback with LPGAME_DEBUG=1
+        if os.environ.get("LPGAME_DEBUG"):
+            raise
+        print(f"lpgame: error: internal error {type(exc).__name__}: {_one_line(exc)} (a bug in "
+              "lpgame; LPGAME_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 if __name__ == "__main__":

@@ -81,5 +81,5 @@ class OptionError(LpgameError, ValueError):
     """An option or parameter is unknown, of the wrong type or out of range; the message names it."""
 
 
-class ConceptMismatchError(LpgameError, ValueError):
+class ConceptMismatchError(InvalidGameError):
     """The game does not fit the solution concept; the message names the concepts that do fit."""

@@ -16,6 +16,13 @@ A concept entry says
 - ``certificate``: in words, the deviations whose largest gain the result's certificate reports,
   computed by :mod:`lpgame.analysis`, independently of the formulation;
 - ``source``: paper and section of the formulation;
+- ``certify_plans``: for concepts whose answer is a profile of realization plans, the certificate
+  recomputed from plans in any game; with it, ``abstraction="gameshrink"`` can wrap the concept
+  (solve the abstract game, lift the plans, certify in the original game);
+- ``value_only``: ``value_only(game, exact)``, the concept's value alone (no strategies, no
+  certificate), for game models whose payoffs are values of smaller games (Dudo's
+  continuation values, :func:`lpgame.games.dudo.dudo_value`), which sit below the concepts and so
+  reach them through :func:`solve_value`;
 - ``requires``: options that select this entry: ``"enumerate"`` (given, not None or False) or
   ``"method=learning"`` (given with that value).
 
@@ -69,7 +76,8 @@ class Option:
 
     ``type`` is ``bool``, ``int``, ``float``, ``str``, ``tuple`` (a comma-separated list on the
     command line) or ``object`` (anything; ``parse`` turns the command-line string into a value).
-    ``choices`` restricts a ``str`` option. ``cli=False`` keeps it off the command line.
+    ``choices`` restricts a ``str`` option. ``cli=False`` keeps it off the command line; ``flag``
+    names its command-line flag when the default (``--`` + name with dashes) does not fit.
     """
 
     name: str
@@ -79,6 +87,13 @@ class Option:
     choices: tuple | None = None
     parse: Callable[[str], object] | None = None
     cli: bool = True
+    flag: str | None = None
+
+    @property
+    def cli_flag(self) -> str:
+        """The command-line flag: ``flag`` when given (``--all``), else ``--`` + the name with
+        dashes (``max_profiles`` → ``--max-profiles``)."""
+        return self.flag or "--" + self.name.replace("_", "-")
 
     def check(self, value, concept: str):
         """``value`` converted to this option's type, or :class:`OptionError` naming it."""
@@ -141,7 +156,8 @@ class Concept:
     options: tuple[Option, ...] = ()
     variant: str = "default"
     requires: tuple[str, ...] = ()
-    liftable: bool = False
+    certify_plans: Callable | None = None
+    value_only: Callable | None = None
     exact: bool = True
     backends: tuple[str, ...] = ("highs", "pyomo", "cvxpy")
     extra: dict = field(default_factory=dict)
@@ -151,6 +167,13 @@ class Concept:
         if unknown:
             raise ValueError(f"concept {self.name!r}: unknown game classes {unknown}; "
                              f"choose from {GAME_CLASSES}")
+
+    @property
+    def liftable(self) -> bool:
+        """Whether ``abstraction=`` can wrap this concept: its certificate can be recomputed from
+        realization plans in another game (``certify_plans(sf, plans, exact, result)`` returns the
+        values and the :class:`~lpgame.result.Certificate` there)."""
+        return self.certify_plans is not None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -189,13 +212,26 @@ class GameInfo:
     normal_form: bool = False
 
     def describe(self) -> str:
-        kind = ("zero-sum" if self.zero_sum else "general-sum") if self.players == 2 \
+        kind = ("zero-sum" if self.zero_sum else "general-sum, not zero-sum") if self.players == 2 \
             else f"{self.players}-player"
         form = " normal-form" if self.normal_form else ""
         return f"{self.name} ({kind}{form} game)"
 
 
 _REGISTRY: dict[tuple[str, str], Concept] = {}
+_LOADERS: list[Callable[[], None]] = []
+
+
+def add_loader(loader: Callable[[], None]) -> None:
+    """Run ``loader`` (once) before the registry is first read: :mod:`lpgame.api` adds the import
+    of the concept modules, so that lower layers (``analysis.verify``) can dispatch through the
+    registry without importing the layers above them."""
+    _LOADERS.append(loader)
+
+
+def _load() -> None:
+    while _LOADERS:
+        _LOADERS.pop(0)()
 
 
 def register(concept: Concept) -> Concept:
@@ -212,10 +248,12 @@ def unregister(name: str, variant: str | None = None) -> None:
 
 def concepts() -> list[Concept]:
     """Every registered entry, by name then variant."""
+    _load()
     return sorted(_REGISTRY.values(), key=lambda c: (c.name, c.variant))
 
 
 def concept_names() -> list[str]:
+    _load()
     return sorted({c.name for c in _REGISTRY.values()})
 
 
@@ -225,6 +263,7 @@ def entries(name: str) -> list[Concept]:
 
 def fitting_names(info: GameInfo) -> list[str]:
     """Names of the concepts with an entry that accepts a game of ``info``."""
+    _load()
     return sorted({c.name for c in _REGISTRY.values() if c.accepts(info) and not c.requires})
 
 
@@ -237,6 +276,7 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
     """The entry of concept ``name`` for a game of ``info`` and the given options (see module)."""
     if not isinstance(name, str):
         raise OptionError(f"concept must be a string; got {name!r}")
+    _load()
     named = entries(name)
     if not named:
         raise OptionError(f"unknown concept {name!r}; choose one of {', '.join(concept_names())}")
@@ -267,6 +307,15 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
             raise OptionError(f"unknown option {key!r} for concept {name!r}{hint}; its options: "
                               f"{', '.join(known) or 'none'}")
     return best
+
+
+def solve_value(name: str, game, info: GameInfo, exact: bool = False):
+    """The value of ``game`` for concept ``name`` by the entry's ``value_only`` (see the module
+    docstring); for layers below the concepts, which dispatch by name instead of importing them."""
+    entry = select(name, info, {})
+    if entry.value_only is None:
+        raise OptionError(f"concept {name!r} ({entry.variant}) has no value-only solver")
+    return entry.value_only(game, exact)
 
 
 def checked_options(concept: Concept, options: dict) -> dict:

@@ -1,27 +1,38 @@
-"""The answer to a solve: value, strategies, certificate, size and timings; JSON in and out.
+"""The answer to a solve, one shape for every concept: :class:`SolveResult` and its kinds.
 
-The JSON object written by :meth:`Result.to_dict` (and ``lpgame solve --json``) has the keys
+Every result has (JSON keys of :meth:`SolveResult.to_dict`, ``lpgame solve --json``)
 
-``game``, ``concept``, ``backend``, ``exact``
-``value``         player 1's value: a number, or a string such as "-1/18" in exact mode
+``kind``          ``"profile"`` (a strategy per player: :class:`Result`), ``"correlated"``
+                  (a distribution or correlation plan:
+                  :class:`~lpgame.equilibria.correlated.CorrelatedResult`), or a concept's own
+``game``, ``concept``, ``variant`` (the registry entry that solved it), ``backend``
+``exact``         True when the numbers are rationals certified in exact arithmetic (only then)
+``value``         player 1's value (a number, or a string such as "-1/18" in exact mode)
 ``values``        one value per player
-``strategies``    one {information set: {action: probability}} per player
-``unreached``     per player, the information sets the player's own strategy never reaches
-                  (the behaviour there is valid but arbitrary: uniform)
-``certificate``   {"nash_conv", "exploitability", "best_response_gain", "exact"}: computed by the
-                  independent best-response path, not by the LP (for ``maximin`` also
-                  ``security_gap``)
-``size``          {"rows", "cols", "nnz"} of the LP
-``seconds``       {"total", "solve"}
-plus concept-specific keys (``minimax_strategies`` for maximin; ``abstraction`` with ``before``,
-``after`` and ``seconds`` when solved with ``abstraction="gameshrink"``).
+``certificate``   ``{"gain", "exact", "deviations", ...}``: the largest gain of the concept's
+                  deviations, computed by :mod:`lpgame.analysis` independently of the formulation,
+                  plus the concept's own fields (``nash_conv``, ``exploitability``,
+                  ``best_response_gain`` for profiles)
+``size``          ``{"rows", "cols", "nnz"}`` of the LP (the last one, for loops of LPs)
+``seconds``       ``{"total", "solve", ...}``
+``solver``        which solver actually ran: ``{"name", "backend", "crossover", "tolerance",
+                  "exact_certification"}``
+
+Profile results add ``strategies`` (one {information set: {action: probability}} per player) and
+``unreached``; correlated results add ``objective``, ``payoffs``, ``distribution`` or
+``correlation_plan`` (and the older ``gap``, ``bound``). Concept-specific entries follow
+(``minimax_strategies`` for maximin, ``abstraction``, ``double_oracle``, ...).
+
+:func:`render` is the one text renderer: ``lpgame solve`` prints every result through it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
+from lpgame.errors import StrategyError
 from lpgame.io.json_io import (
     number_from_json,
     number_to_json,
@@ -34,119 +45,163 @@ from lpgame.io.json_io import (
 
 @dataclass
 class Certificate:
-    """How far the returned profile is from equilibrium, by the independent best-response path.
+    """How far the answer is from satisfying its concept, by an independent path.
 
-    ``nash_conv`` is the sum of the players' best-response gains (the seeds' ε);
-    ``exploitability`` is nash_conv / n (OpenSpiel's "exploitability" for two players).
-    ``exact`` is True when both were computed in rational arithmetic.
+    ``gain`` is the largest gain of the concept's deviations (for Nash: ``nash_conv``, the sum of
+    the players' best-response gains, the seeds' ε; for maximin: the largest security gap; for
+    correlated concepts: the largest trigger or deviation gain). ``exploitability`` is
+    nash_conv / n (OpenSpiel's "exploitability" for two players). ``exact`` is True when it was
+    computed in rational arithmetic. ``deviations`` says, in words, which deviations were checked.
     """
 
-    nash_conv: object
-    exploitability: object
-    best_response_gain: list
+    nash_conv: object = None
+    exploitability: object = None
+    best_response_gain: list = field(default_factory=list)
     exact: bool = False
     extra: dict = field(default_factory=dict)
+    gain: object = None
+    deviations: str = "best responses of each player (lpgame.analysis.best_response)"
+
+    def __post_init__(self):
+        if self.gain is None:
+            self.gain = self.nash_conv
 
     def to_dict(self) -> dict:
-        out = {"nash_conv": number_to_json(self.nash_conv),
-               "exploitability": number_to_json(self.exploitability),
-               "best_response_gain": [number_to_json(g) for g in self.best_response_gain],
-               "exact": self.exact}
+        out = {"gain": number_to_json(self.gain), "exact": self.exact,
+               "deviations": self.deviations}
+        if self.nash_conv is not None or self.best_response_gain:
+            out.update({"nash_conv": number_to_json(self.nash_conv),
+                        "exploitability": number_to_json(self.exploitability),
+                        "best_response_gain": [number_to_json(g) for g in self.best_response_gain]})
         for key, value in self.extra.items():
-            out[key] = [number_to_json(v) for v in value] if isinstance(value, list) \
-                else number_to_json(value)
+            out[key] = _to_json(value)
         return out
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Certificate:
+        if not isinstance(data, dict):
+            raise StrategyError(f"a result's 'certificate' must be an object, got {type(data).__name__}")
+        known = ("nash_conv", "exploitability", "best_response_gain", "exact", "gain", "deviations")
+        return cls(number_from_json(data.get("nash_conv")),
+                   number_from_json(data.get("exploitability")),
+                   [number_from_json(g) for g in data.get("best_response_gain", [])],
+                   bool(data.get("exact", False)),
+                   {k: _from_json(k, v) for k, v in data.items() if k not in known},
+                   number_from_json(data.get("gain")),
+                   data.get("deviations", cls.deviations))
 
-@dataclass
-class Result:
-    """Value, strategies and certificate of a solved solution concept (see module docstring)."""
+
+@dataclass(kw_only=True)
+class SolveResult:
+    """What every concept returns (see the module docstring for the fields)."""
+
+    kind = "base"
 
     game: str
     concept: str
-    value: object
-    values: list
-    strategies: list[dict]
-    certificate: Certificate
-    size: dict
-    seconds: dict
+    values: list = field(default_factory=list)
+    certificate: Certificate = field(default_factory=Certificate)
+    value: object = None
+    size: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+    solver: dict = field(default_factory=dict)
     backend: str = "highs"
     exact: bool = False
-    unreached: list[list[str]] = field(default_factory=list)
+    variant: str = "default"
     extra: dict = field(default_factory=dict)
-    plans: list | None = field(default=None, repr=False)
-    lp: object = field(default=None, repr=False)
 
+    def __post_init__(self):
+        if self.value is None and self.values:
+            self.value = self.values[0]
+
+    # ----------------------------------------------------------------------------------- JSON
     def to_dict(self) -> dict:
-        out = {
-            "game": self.game,
-            "concept": self.concept,
-            "backend": self.backend,
-            "exact": self.exact,
-            "value": number_to_json(self.value),
-            "values": [number_to_json(v) for v in self.values],
-            "strategies": strategies_to_json(self.strategies),
-            "unreached": self.unreached,
-            "certificate": self.certificate.to_dict(),
-            "size": dict(self.size),
-            "seconds": {k: float(v) for k, v in self.seconds.items()},
-        }
+        out = {"kind": self.kind, "game": self.game, "concept": self.concept,
+               "variant": self.variant, "backend": self.backend, "exact": self.exact,
+               "value": number_to_json(self.value),
+               "values": [number_to_json(v) for v in self.values]}
+        out.update(self._own_dict())
+        out.update({"certificate": self.certificate.to_dict(), "size": dict(self.size),
+                    "seconds": {k: float(v) for k, v in self.seconds.items()},
+                    "solver": {k: _to_json(v) for k, v in self.solver.items()}})
         for key, value in self.extra.items():
-            if key.endswith("strategies"):
-                out[key] = strategies_to_json(value)
-            elif isinstance(value, list):
-                out[key] = [number_to_json(v) for v in value]
-            else:
-                out[key] = value
+            out[key] = strategies_to_json(value) if key.endswith("strategies") else _to_json(value)
         return out
+
+    def _own_dict(self) -> dict:
+        return {}
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The JSON text; written to ``path`` (atomically) when given."""
+        return write_json(self.to_dict(), path)
 
     def save(self, path: str | Path) -> None:
         """Write the JSON object to ``path``."""
         write_json(self.to_dict(), path)
 
     @classmethod
-    def from_dict(cls, data: dict) -> Result:
-        cert = data.get("certificate", {})
-        extra_cert = {k: _extra_from_json(k, v) for k, v in cert.items()
-                      if k not in ("nash_conv", "exploitability", "best_response_gain", "exact")}
-        extra = {k: _extra_from_json(k, v) for k, v in data.items() if k not in _RESULT_KEYS}
-        return cls(
-            game=data.get("game", ""),
-            concept=data.get("concept", "nash"),
-            value=number_from_json(data.get("value")),
-            values=[number_from_json(v) for v in data.get("values", [])],
-            strategies=strategies_from_json(data),
-            certificate=Certificate(
-                number_from_json(cert.get("nash_conv")),
-                number_from_json(cert.get("exploitability")),
-                [number_from_json(g) for g in cert.get("best_response_gain", [])],
-                bool(cert.get("exact", False)), extra_cert),
-            size=data.get("size", {}),
-            seconds=data.get("seconds", {}),
-            backend=data.get("backend", "highs"),
-            exact=bool(data.get("exact", False)),
-            unreached=data.get("unreached", []),
-            extra=extra,
-        )
+    def from_dict(cls, data: dict) -> SolveResult:
+        """A result read back from :meth:`to_dict`'s object (the kind picks the class)."""
+        if not isinstance(data, dict):
+            raise StrategyError(f"a result must be a JSON object, got {type(data).__name__}")
+        kind = data.get("kind") or ("correlated" if "objective_spec" in data else "profile")
+        target = _KINDS.get(kind)
+        if target is None:
+            raise StrategyError(f"unknown result kind {kind!r}; known: {', '.join(sorted(_KINDS))}")
+        if cls is not SolveResult and not issubclass(target, cls):
+            raise StrategyError(f"this file holds a {kind!r} result, not a {cls.kind!r} one")
+        return target._from_dict(data)
 
     @classmethod
-    def load(cls, path: str | Path) -> Result:
+    def load(cls, path: str | Path) -> SolveResult:
         return cls.from_dict(read_json(path))
 
-    def summary(self, player_names: list[str] | None = None, digits: int = 6,
-                max_infosets: int | None = 200) -> str:
-        """Human-readable report: value, strategies as tables, certificate, size, time.
+    @classmethod
+    def _common(cls, data: dict) -> dict:
+        return dict(game=data.get("game", ""), concept=data.get("concept", "nash"),
+                    variant=data.get("variant", "default"),
+                    value=number_from_json(data.get("value")),
+                    values=[number_from_json(v) for v in data.get("values", [])],
+                    certificate=Certificate.from_dict(data.get("certificate", {})),
+                    size=data.get("size", {}), seconds=data.get("seconds", {}),
+                    solver=data.get("solver", {}), backend=data.get("backend", "highs"),
+                    exact=bool(data.get("exact", False)))
 
-        A player with more than ``max_infosets`` information sets gets only that many lines, the
-        ones the strategy reaches first; a closing line counts the rest (``to_dict``/``save``
-        keep them all). ``None`` prints every one.
-        """
-        names = player_names or [f"player {i + 1}" for i in range(len(self.strategies))]
-        lines = [f"{self.game}: {self.concept}" + (" (exact)" if self.exact else ""),
-                 f"value for player 1: {_fmt(self.value, digits)}"]
-        if len(self.values) > 1:
-            lines.append("values: " + ", ".join(f"{n} {_fmt(v, digits)}"
-                                                 for n, v in zip(names, self.values)))
+    # ----------------------------------------------------------------------------------- text
+    def summary(self, player_names: list[str] | None = None, **options) -> str:
+        """Human-readable report (:func:`render`)."""
+        return render(self, player_names=player_names, **options)
+
+    def body_lines(self, names: list[str], **options) -> list[str]:
+        """The concept-specific lines of the report (strategies, distribution, ...)."""
+        return []
+
+    def headline(self) -> str:
+        return f"{self.game}: {self.concept}"
+
+
+@dataclass(kw_only=True)
+class Result(SolveResult):
+    """A strategy profile with its values and certificate (Nash, maximin, refinements, ...)."""
+
+    kind = "profile"
+
+    strategies: list[dict] = field(default_factory=list)
+    unreached: list[list[str]] = field(default_factory=list)
+    plans: list | None = field(default=None, repr=False)
+    lp: object = field(default=None, repr=False)
+
+    def _own_dict(self) -> dict:
+        return {"strategies": strategies_to_json(self.strategies), "unreached": self.unreached}
+
+    @classmethod
+    def _from_dict(cls, data: dict) -> Result:
+        extra = {k: _from_json(k, v) for k, v in data.items() if k not in _PROFILE_KEYS}
+        return cls(**cls._common(data), strategies=strategies_from_json(data),
+                   unreached=data.get("unreached", []), extra=extra)
+
+    def body_lines(self, names: list[str], max_infosets: int | None = 200, **options) -> list[str]:
+        lines = []
         for i, strat in enumerate(self.strategies):
             lines.append("")
             title = "maximin strategy" if self.concept == "maximin" else "strategy"
@@ -156,9 +211,10 @@ class Result:
             if max_infosets is not None and len(shown) > max_infosets:
                 shown = [j for j in shown if j not in unreached][:max_infosets]
             width = max((len(k) for k in shown), default=10)
+            mark_text = "   (" + self.extra.get("unreached_label", "unreached") + ")"
             for infoset in shown:
-                probs = "  ".join(f"{a}={_fmt(p, 4)}" for a, p in strat[infoset].items())
-                mark = "   (unreached)" if infoset in unreached else ""
+                probs = "  ".join(f"{a}={format_number(p, 4)}" for a, p in strat[infoset].items())
+                mark = mark_text if infoset in unreached else ""
                 lines.append(f"  {infoset:<{width}}  {probs}{mark}")
             if len(shown) < len(strat):
                 rest = len(strat) - len(shown)
@@ -166,54 +222,145 @@ class Result:
                 what = (f"{rest} unreached information sets" if rest == rest_unreached else
                         f"{rest} more information sets ({rest_unreached} of them unreached)")
                 lines.append(f"  ... {what} not shown; --json writes every one")
-        c = self.certificate
-        lines.append("")
-        lines.append(f"certificate ({'exact' if c.exact else 'floating point'}, independent "
-                     "best responses):")
-        lines.append(f"  nash_conv (sum of best-response gains) = {_fmt(c.nash_conv, 3)}")
-        lines.append(f"  exploitability (nash_conv / {len(self.strategies)}, OpenSpiel's) = "
-                     f"{_fmt(c.exploitability, 3)}")
-        for key, value in c.extra.items():
-            lines.append(f"  {key} = {value if not isinstance(value, list) else [_fmt(v, 3) for v in value]}")
-        s = self.size
-        lines.append(f"LP: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros;"
-                     f" backend {self.backend}; {self.seconds.get('total', 0):.3f} s total, "
-                     f"{self.seconds.get('solve', 0):.3f} s solving")
-        shrink = self.extra.get("abstraction")
-        if isinstance(shrink, dict) and "before" in shrink:
-            b, a = shrink["before"]["lp"], shrink["after"]["lp"]
-            lines.append(f"abstraction {shrink.get('method')}: {shrink.get('message')}; LP "
-                         f"{b['rows']}×{b['cols']} → {a['rows']}×{a['cols']} "
-                         f"({shrink.get('seconds', 0):.3f} s to shrink); certificate computed in the "
-                         f"{shrink.get('certificate_game', 'original game')}")
-        oracle = self.extra.get("double_oracle")
-        if isinstance(oracle, dict) and "rounds" in oracle:
-            (k1, k2), (n1, n2) = oracle["kept_sequences"], oracle["sequences"]
-            lines.append(f"double oracle: {oracle['rounds']} rounds; the last restricted game kept "
-                         f"{k1} of {n1} and {k2} of {n2} sequences (the LP above is its LP)")
-        return "\n".join(lines)
+        return lines
 
 
-_RESULT_KEYS = ("game", "concept", "backend", "exact", "value", "values", "strategies", "unreached",
-                "certificate", "size", "seconds")
+_PROFILE_KEYS = ("kind", "game", "concept", "variant", "backend", "exact", "value", "values",
+                 "strategies", "unreached", "certificate", "size", "seconds", "solver")
+
+_KINDS: dict[str, type] = {"profile": Result}
 
 
-def _extra_from_json(key: str, value):
-    """Inverse of how :meth:`Result.to_dict` writes a concept-specific (``extra``) entry."""
-    if key.endswith("strategies"):
-        return strategies_from_json(value)
-    if isinstance(value, list):
-        return [number_from_json(v) for v in value]
-    return value
+def register_result_kind(cls: type) -> type:
+    """Make ``SolveResult.from_dict`` read results of ``cls.kind`` (a class decorator)."""
+    _KINDS[cls.kind] = cls
+    return cls
 
 
-def _fmt(value, digits: int) -> str:
-    from fractions import Fraction
+# ---------------------------------------------------------------------------------------- render
+def render(result: SolveResult, player_names: list[str] | None = None, digits: int = 6,
+           **options) -> str:
+    """The text report of any result: headline, values, the concept's own lines, certificate,
+    size, the solver that ran and timings."""
+    n = len(result.values) or len(getattr(result, "strategies", []) or [])
+    names = player_names or [f"player {i + 1}" for i in range(n)]
+    lines = [result.headline() + (" (exact rational arithmetic)" if result.exact else "")]
+    if result.value is not None:
+        lines.append(f"value for player 1: {format_number(result.value, digits)}")
+    if len(result.values) > 1:
+        lines.append("values: " + ", ".join(f"{name} {format_number(v, digits)}"
+                                            for name, v in zip(names, result.values)))
+    lines.extend(result.body_lines(names, **options))
+    c = result.certificate
+    lines.append("")
+    lines.append(f"certificate ({'exact' if c.exact else 'floating point'}, independent of the "
+                 f"formulation: {c.deviations}):")
+    lines.append(f"  largest deviation gain = {format_number(c.gain, 3)}")
+    if c.nash_conv is not None and c.best_response_gain:
+        lines.append(f"  nash_conv (sum of best-response gains) = {format_number(c.nash_conv, 3)}")
+        lines.append(f"  exploitability (nash_conv / {len(c.best_response_gain)}, OpenSpiel's) = "
+                     f"{format_number(c.exploitability, 3)}")
+    for key, value in c.extra.items():
+        lines.append(f"  {key} = {_text(value)}")
+    s = result.size
+    if s:
+        lines.append(f"LP: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros")
+    lines.append("solver: " + solver_text(result.solver, result.backend) + "; "
+                 f"{result.seconds.get('total', 0):.3f} s total, "
+                 f"{result.seconds.get('solve', 0):.3f} s solving")
+    lines.extend(_extra_lines(result))
+    return "\n".join(lines)
+
+
+def solver_text(solver: dict, backend: str) -> str:
+    """``HiGHS simplex (backend highs, tolerance 1e-07), basis certified in rationals``."""
+    if not solver or not solver.get("name"):
+        return f"backend {backend}"
+    parts = [f"backend {solver.get('backend') or backend}"]
+    if solver.get("crossover") is not None:
+        parts.append("with crossover" if solver["crossover"] else "no crossover")
+    if solver.get("tolerance") is not None:
+        parts.append(f"tolerance {solver['tolerance']:.0e}")
+    text = f"{solver['name']} ({', '.join(parts)})"
+    if solver.get("exact_certification"):
+        text += ", certified in rational arithmetic"
+    return text
+
+
+def _extra_lines(result: SolveResult) -> list[str]:
+    lines = []
+    shrink = result.extra.get("abstraction")
+    if isinstance(shrink, dict) and "before" in shrink:
+        b, a = shrink["before"]["lp"], shrink["after"]["lp"]
+        lines.append(f"abstraction {shrink.get('method')}: {shrink.get('message')}; LP "
+                     f"{b['rows']}×{b['cols']} → {a['rows']}×{a['cols']} "
+                     f"({shrink.get('seconds', 0):.3f} s to shrink); certificate computed in the "
+                     f"{shrink.get('certificate_game', 'original game')}")
+    oracle = result.extra.get("double_oracle")
+    if isinstance(oracle, dict) and "rounds" in oracle:
+        (k1, k2), (n1, n2) = oracle["kept_sequences"], oracle["sequences"]
+        lines.append(f"double oracle: {oracle['rounds']} rounds; the last restricted game kept "
+                     f"{k1} of {n1} and {k2} of {n2} sequences (the LP above is its LP)")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------- numbers
+LONG_FRACTION = 12
+"""Fractions whose text is longer than this get ``≈ decimal`` beside them in tables."""
+
+
+def format_number(value, digits: int = 6) -> str:
+    """A number for a table: floats to ``digits`` significant digits; a Fraction exactly, with
+    ``≈ decimal`` beside it when its text is long (exact Leduc has 30-digit fractions)."""
     if isinstance(value, Fraction):
-        return str(value)
+        text = str(value)
+        if len(text) > LONG_FRACTION:
+            text += f" ≈ {float(value):.{max(digits, 4)}g}"
+        return text
     if value is None:
         return "-"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_number(v, digits) for v in value) + "]"
     try:
         return f"{float(value):.{digits}g}"
     except (TypeError, ValueError):
         return str(value)
+
+
+def _text(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {_text(v)}" for k, v in value.items())
+    if isinstance(value, (Fraction, float, int)) and not isinstance(value, bool):
+        return format_number(value, 6)
+    return str(value)
+
+
+def _to_json(value):
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, str):
+        return value
+    try:
+        return number_to_json(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def _from_json(key: str, value):
+    """Inverse of how :meth:`SolveResult.to_dict` writes a concept-specific entry."""
+    if key.endswith("strategies"):
+        return strategies_from_json(value)
+    if isinstance(value, list):
+        return [number_from_json(v) if isinstance(v, str) and _looks_numeric(v) else v
+                for v in value]
+    return value
+
+
+def _looks_numeric(text: str) -> bool:
+    body = text.lstrip("-")
+    num, _, den = body.partition("/")
+    return num.isdigit() and (not den or den.isdigit())

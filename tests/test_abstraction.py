@@ -451,8 +451,8 @@ def test_bad_input_raises_lpgame_errors():
         lpgame.solve(lpgame.games.make("leduc_poker"), abstraction="gameshrink")
     with pytest.raises(InvalidGameError, match="two players"):
         lpgame.solve("kuhn_poker(players=3, cards=4)", abstraction="gameshrink")
-    with pytest.raises(LpgameError, match="concept='nash'"):
-        lpgame.solve("gameshrink_toy", concept="maximin", abstraction="gameshrink")
+    with pytest.raises(LpgameError, match="certificate lifts.*not 'ce'"):
+        lpgame.solve("gameshrink_toy", concept="ce", abstraction="gameshrink")
     with pytest.raises(InvalidGameError, match="deck has only"):
         OrderedSignalGame("too small", ["a", "b"], [BettingRound(1, 1, 1, 1)], 1, lambda p, q: q[:, 0])
     with pytest.raises(InvalidGameError, match="positive integers"):
@@ -516,3 +516,14 @@ def test_certificate_in_the_abstract_game_when_the_original_is_too_large(monkeyp
     assert "Js~Jh" in result.strategies[0] and "Js" not in result.strategies[0]
     assert result.certificate.nash_conv <= 1e-9
     assert result.value == pytest.approx(-0.0856064240780, abs=1e-9)
+
+
+def test_abstraction_wraps_maximin_through_the_registry():
+    """abstraction= wraps any concept whose certificate lifts: maximin of Kuhn through GameShrink
+    has the values of maximin on the full game, and its guarantees are recomputed (exactly) in
+    the original game by independent best responses."""
+    direct = lpgame.solve("kuhn_poker", concept="maximin", exact=True)
+    shrunk = lpgame.solve("kuhn_poker", concept="maximin", abstraction="gameshrink", exact=True)
+    assert shrunk.values == direct.values == [Fraction(-1, 18), Fraction(1, 18)]
+    assert shrunk.certificate.extra["guaranteed"] == direct.values
+    assert shrunk.certificate.gain == 0 and "abstraction" in shrunk.extra

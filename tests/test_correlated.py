@@ -224,8 +224,8 @@ def test_chicken_max_welfare_ce_is_10_5():
     assert r.objective == pytest.approx(10.5, abs=1e-9)
     assert r.payoffs == pytest.approx([5.25, 5.25], abs=1e-9)
     # actions [C, D]: μ(C,C) = 1/2, μ(C,D) = μ(D,C) = 1/4, μ(D,D) = 0
-    np.testing.assert_allclose(r.values, [[0.5, 0.25], [0.25, 0.0]], atol=1e-9)
-    assert r.gap <= TOL and r.exact
+    np.testing.assert_allclose(r.raw, [[0.5, 0.25], [0.25, 0.0]], atol=1e-9)
+    assert r.gap <= TOL and r.optimal and not r.exact     # optimal, in floating point
 
 
 def test_chicken_efce_equals_ce_in_the_one_shot_game():
@@ -242,7 +242,7 @@ def test_battle_of_the_sexes_ce_gives_three_halves_each():
     r1 = lpgame.solve(game, concept="ce", objective="player1")
     r2 = lpgame.solve(game, concept="ce", objective="player2")
     assert r1.objective == pytest.approx(2.0) and r2.objective == pytest.approx(2.0)
-    mixed = (r1.values + r2.values) / 2       # the CE set is convex (Rojas Thm 1.15)
+    mixed = (r1.raw + r2.raw) / 2       # the CE set is convex (Rojas Thm 1.15)
     np.testing.assert_allclose(mixed, [[0.5, 0.0], [0.0, 0.5]], atol=1e-9)
     assert ce_gap(game, mixed).gap <= TOL
     payoffs = [float(np.sum(mixed * game.payoff_array(i))) for i in range(2)]
@@ -319,7 +319,13 @@ def test_kuhn_is_not_triangle_free_and_its_efce_is_a_relaxation_bound():
     r = lpgame.solve(game, concept="efce", objective="player1")
     assert r.triangle_free is False and r.exact is False
     d = r.to_dict()
-    assert d["bound"] == "upper bound (relaxation)" and d["exact"] is False
+    # the relaxation's plan decomposes into a distribution over pure plan pairs, so its bound is
+    # attained: the optimum is the EFCE optimum, and the result says so
+    assert r.realisable is True and r.optimal is True and d["optimal"] is True
+    assert d["bound"].startswith("optimal (the relaxation's bound is attained")
+    r = lpgame.solve(game, concept="efce", objective="player1", decompose=False)
+    assert r.realisable is None and r.optimal is False
+    assert r.to_dict()["bound"] == "upper bound (relaxation)"
     assert d["triangle_free"] is False
     for key in ("objective", "payoffs", "gap", "correlation_plan"):
         assert key in d
@@ -349,7 +355,7 @@ def test_efce_and_efcce_equal_brute_force_on_triangle_free_game(seed):
     for objective, w in (("welfare", (1, 1)), ("player1", (1, 0)), ((2, 1), (2, 1))):
         efce = lpgame.solve(game, concept="efce", objective=objective)
         efcce = lpgame.solve(game, concept="efcce", objective=objective)
-        assert efce.exact and efce.triangle_free
+        assert efce.optimal and efce.triangle_free
         brute_efce, brute_efcce = brute.optimum(w, coarse=False), brute.optimum(w, coarse=True)
         assert efce.objective == pytest.approx(brute_efce, abs=1e-7)
         assert efcce.objective == pytest.approx(brute_efcce, abs=1e-7)
@@ -399,7 +405,7 @@ def test_decomposition_realises_the_plan_on_a_triangle_free_game():
     sf = lpgame.compile_game(game)
     r = lpgame.solve(game, concept="efce", objective="welfare", decompose=True)
     assert r.realisable is True and r.extra["decomposition_residual"] <= 1e-7
-    dec = decompose_plan(sf, r.values)
+    dec = decompose_plan(sf, r.raw)
     # the decomposed distribution is itself an EFCE by the enumerated deviations
     brute = BruteForce(game)
     mu = np.zeros((len(brute.plans[0]), len(brute.plans[1])))
@@ -425,12 +431,13 @@ def test_no_chance_games_are_triangle_free():
 def test_result_json_keys():
     r = lpgame.solve(staged_game(3), concept="efce", objective=(1, 2))
     d = r.to_dict()
-    for key in ("objective", "payoffs", "gap", "exact", "triangle_free", "correlation_plan"):
+    for key in ("objective", "payoffs", "gap", "optimal", "triangle_free", "correlation_plan"):
         assert key in d
-    assert d["exact"] is True and d["triangle_free"] is True and len(d["payoffs"]) == 2
+    assert d["optimal"] is True and d["exact"] is False and d["triangle_free"] is True
+    assert len(d["payoffs"]) == 2
     assert d["weights"] == [1.0, 2.0]
     ce = lpgame.solve(chicken(), concept="ce").to_dict()
-    assert {"objective", "payoffs", "gap", "exact", "triangle_free", "distribution"} <= set(ce)
+    assert {"objective", "payoffs", "gap", "optimal", "triangle_free", "distribution"} <= set(ce)
 
 
 # ---------------------------------------------------------------------------------------- benchmarks
@@ -439,7 +446,7 @@ def test_battleship_b2222_optimal_efce_three_objectives():
     sf = lpgame.compile_game(game)
     for objective in ("player1", "player2", "welfare"):
         r = lpgame.solve(sf, concept="efce", objective=objective)
-        assert r.triangle_free and r.exact
+        assert r.triangle_free and r.optimal
         assert r.gap <= TOL
         assert r.gap_detail["plan_residual"] <= 1e-9
 
@@ -450,7 +457,7 @@ def test_sheriff_s2122_optimal_efce_three_objectives():
     assert sf.size()["terminals"] == 396                      # S2122 (farina §2.7)
     for objective in ("player1", "player2", "welfare"):
         r = lpgame.solve(sf, concept="efce", objective=objective)
-        assert r.triangle_free and r.exact                   # no chance: Farina 2023, Thm 9.2
+        assert r.triangle_free and r.optimal                   # no chance: Farina 2023, Thm 9.2
         assert r.gap <= TOL
         assert r.gap_detail["plan_residual"] <= 1e-9
 

@@ -147,20 +147,18 @@ def check_abstraction_name(abstraction: str) -> None:
                           f"{', '.join(ABSTRACTIONS)}")
 
 
-def solve_with_abstraction(game, abstraction: str = "gameshrink", concept: str = "nash",
-                           exact: bool = False, backend: str = "highs", **options):
-    """Shrink, solve the abstract game, lift, certify (module docstring)."""
-    from lpgame.analysis.exploitability import evaluate_plans, evaluate_plans_exact
-    from lpgame.api import _behaviours, _solve_nash
-    from lpgame.equilibria.zero_sum import solve_zero_sum
+def solve_with_abstraction(game, concept, abstraction: str = "gameshrink", exact: bool = False,
+                           backend: str = "highs", **options):
+    """Shrink, solve the abstract game with the registered ``concept`` (a
+    :class:`~lpgame.registry.Concept` whose certificate can be lifted), lift its plans and
+    certify them in the original game (module docstring)."""
     from lpgame.errors import ExactCheckError
-    from lpgame.result import Certificate, Result
     from lpgame.sequence_form import SequenceForm
 
     check_abstraction_name(abstraction)
-    if concept != "nash":
-        raise LpgameError(f"abstraction={abstraction!r} is implemented for concept='nash' (Theorem 2"
-                          f" is about Nash equilibria), not {concept!r}")
+    if not concept.liftable:
+        raise LpgameError(f"abstraction={abstraction!r} wraps concepts whose certificate can be "
+                          f"lifted from the abstract game (nash, maximin); not {concept.name!r}")
     start = time.perf_counter()
     ordered, explicit = as_ordered_game(game)
     shrunk = gameshrink(ordered)
@@ -169,20 +167,22 @@ def solve_with_abstraction(game, abstraction: str = "gameshrink", concept: str =
     try:
         original = shrunk.compile_original()
     except ModelTooLargeError as exc:
-        result = _solve_nash(SequenceForm(abstract), exact, backend, options)
+        result = concept.solve(SequenceForm(abstract), exact=exact, backend=backend, **options)
         report["certificate_game"] = ("abstract game: the original is too large to compile here "
                                       f"({exc}); strategies are the abstract game's")
         result.extra["abstraction"] = report
         result.seconds["total"] = time.perf_counter() - start
         return result
-    # the abstract game's equilibrium is certified only after lifting, in the original game
+    # the abstract game's answer is certified only after lifting, in the original game
     sf_a, sf_o = SequenceForm(abstract), SequenceForm(original)
-    sol = solve_zero_sum(sf_a, exact=exact, backend=backend, **options)
+    result = concept.solve(sf_a, exact=exact, backend=backend, **options)
     target = explicit if explicit is not None and not isinstance(explicit, OrderedIndexedGame) \
         else original
     sf_t = sf_o if target is original else SequenceForm(target)
     strategies, plans, unreached = [], [], []
-    for i, (b, _) in enumerate(_behaviours(sf_a, sol.plans, exact)):
+    for i, plan_a in enumerate(result.plans):
+        b = (sf_a.behaviour_from_plan_exact(i, plan_a)[0] if exact
+             else sf_a.behaviour_from_plan(i, plan_a)[0])
         lifted = lift_behaviour(original, abstract, i, b)
         strategy = sf_o.strategy_to_dict(i, lifted)
         strategies.append(strategy)
@@ -200,21 +200,22 @@ def solve_with_abstraction(game, abstraction: str = "gameshrink", concept: str =
         plans.append(plan)
         labels = sf_t.infoset_labels(i)
         unreached.append([labels[j] for j, x in enumerate(reach) if x == 0])
-    ev = (evaluate_plans_exact if exact else evaluate_plans)(sf_t, plans)
-    if exact and (ev.nash_conv != 0 or ev.values[0] != sol.value):
+    values, certificate = concept.certify_plans(sf_t, plans, exact, result)
+    if exact and (certificate.gain != 0 or values[0] != result.values[0]):
         raise ExactCheckError(
-            f"exact mode: the lifted equilibrium of {ordered.name} has exact NashConv {ev.nash_conv} "
-            f"and value {ev.values[0]} in the original game; the abstract LP's value is {sol.value}")
+            f"exact mode: the lifted {concept.name} profile of {ordered.name} has exact deviation "
+            f"gain {certificate.gain} and value {values[0]} in the original game; the abstract "
+            f"game's value is {result.values[0]}")
     report["certificate_game"] = ("original game (the explicit tree passed in)" if target is explicit
                                   else "original game (compiled from the signal form)")
-    return Result(
-        game=getattr(target, "name", ordered.name), concept="nash", value=sol.value,
-        values=list(ev.values), strategies=strategies,
-        certificate=Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact),
-        size=sol.lp.size(), seconds={"solve": sol.lp_solution.seconds,
-                                     "total": time.perf_counter() - start},
-        backend=backend, exact=exact, unreached=unreached, plans=plans, lp=sol.lp,
-        extra={"abstraction": report})
+    result.extra["abstraction"] = report
+    result.game = getattr(target, "name", ordered.name)
+    result.values, result.certificate = list(values), certificate
+    if concept.name == "nash":
+        result.value = values[0]
+    result.strategies, result.plans, result.unreached = strategies, plans, unreached
+    result.seconds["total"] = time.perf_counter() - start
+    return result
 
 
 __all__ = ["solve_with_abstraction", "as_ordered_game", "ordered_from_catalog", "shrink",

@@ -268,7 +268,7 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
     solve_options:
         Passed to :func:`lpgame.solve`.
     """
-    from lpgame.api import compile_game, solve
+    from lpgame.compile import compile_game
 
     if rank_by not in ("loss", "guarantee_gain"):
         raise LpgameError(f"rank_by must be 'loss' or 'guarantee_gain', got {rank_by!r}")
@@ -292,7 +292,7 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
         -best_response(sf, 1 - i, plans, payoff_of=i, sign=-1.0).value for i in range(2)]
     constant_sum = sf.game.is_constant_sum(tol=1e-9 * sf.game.payoff_range())
     if equilibrium and constant_sum:
-        result = solve(sf, exact=exact, **solve_options)
+        result = _solve_nash(sf, exact, solve_options)
         report.equilibrium_value = result.value
         report.equilibrium_values = list(result.values)
         report.value_gap = report.value - float(result.value)
@@ -327,3 +327,13 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
     report.worst_infosets = worst
     return report
 
+
+
+def _solve_nash(sf, exact: bool, solve_options: dict):
+    """The zero-sum Nash equilibrium, through the concept registry (analysis sits below the
+    concepts, so it dispatches by name rather than importing them)."""
+    from lpgame.registry import GameInfo, checked_options, select
+
+    entry = select("nash", GameInfo(sf.game.name, 2, True), {})
+    return entry.solve(sf, exact=exact, backend=solve_options.pop("backend", "highs"),
+                       **checked_options(entry, {}), **solve_options)

@@ -49,15 +49,17 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.errors import LpgameError, ModelTooLargeError
+from lpgame.errors import LpgameError, ModelTooLargeError, OptionError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.limits import check_prediction, predict_lp_bytes
 from lpgame.lp import LinearProgram, solve_lp
+from lpgame.lp.solution import solver_report
+from lpgame.registry import Concept, Option, register
+from lpgame.result import Certificate, SolveResult, register_result_kind
 from lpgame.sequence_form import SequenceForm
 
 CORRELATED_CONCEPTS = ("ce", "cce", "efce", "efcce", "nfcce")
@@ -111,85 +113,94 @@ def objective_name(objective) -> str:
 
 
 # ---------------------------------------------------------------------------------------- result
-@dataclass
-class CorrelatedResult:
+@register_result_kind
+@dataclass(kw_only=True)
+class CorrelatedResult(SolveResult):
     """An optimal correlated equilibrium (or a relaxation bound on one) with its independent gap.
 
-    ``objective`` is the LP optimum of Σ_i w_i u_i; ``payoffs`` the players' expected payoffs under
-    the returned distribution or plan; ``gap`` the largest gain of any deviation allowed by the
-    concept, computed by :mod:`lpgame.analysis.correlated_gaps` (not by the LP); ``exact`` is True
-    when the optimum is the concept's exact optimum and False when it is only an upper bound (the
-    von Stengel–Forges relaxation of a game that is not triangle-free). ``distribution`` lists the
+    ``objective`` is the LP optimum of Σ_i w_i u_i; ``payoffs`` (also ``values``) the players'
+    expected payoffs under the returned distribution or plan; ``gap`` (also ``certificate.gain``)
+    the largest gain of any deviation allowed by the concept, computed by
+    :mod:`lpgame.analysis.correlated_gaps` (not by the LP); ``optimal`` is True when the optimum
+    is the concept's optimum and False when it is only an upper bound (the von Stengel–Forges
+    relaxation of a game that is not triangle-free, unless the plan was decomposed into a
+    distribution, which proves the bound attained). ``exact`` keeps its meaning for every result:
+    rational arithmetic (these LPs are solved in floating point). ``distribution`` lists the
     support of a distribution over joint pure profiles (normal form, or a decomposition of a plan);
     ``correlation_plan`` lists the nonzero entries ξ[σ1, σ2] of a two-player correlation plan.
     """
 
-    game: str
-    concept: str
-    objective: float
-    objective_spec: str
-    weights: list[float]
-    payoffs: list[float]
-    gap: float
-    exact: bool
-    triangle_free: bool | None
-    size: dict
-    seconds: dict
-    backend: str = "highs"
+    kind = "correlated"
+
+    objective: float = 0.0
+    objective_spec: str = "welfare"
+    weights: list = field(default_factory=list)
+    payoffs: list = field(default_factory=list)
+    gap: float = 0.0
+    optimal: bool = True
+    triangle_free: bool | None = None
     distribution: list[dict] | None = None
     correlation_plan: list[dict] | None = None
     realisable: bool | None = None
     gap_detail: dict = field(default_factory=dict)
-    extra: dict = field(default_factory=dict)
     # raw arrays (not written to JSON): ψ over the profile tensor, or ξ over the relevant pairs
-    values: np.ndarray | None = field(default=None, repr=False)
+    raw: np.ndarray | None = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
     lp: LinearProgram | None = field(default=None, repr=False)
 
+    def __post_init__(self):
+        if not self.values:
+            self.values = list(self.payoffs)
+        if self.certificate.gain is None:
+            self.certificate = Certificate(
+                gain=self.gap, exact=False,
+                deviations=_DEVIATIONS.get(self.concept, "the concept's deviations"))
+        super().__post_init__()
+
     @property
     def bound(self) -> str:
-        """``"exact"`` or ``"upper bound (relaxation)"``."""
-        return "exact" if self.exact else "upper bound (relaxation)"
+        """``"optimal"``, ``"optimal (the relaxation's bound is attained)"`` or
+        ``"upper bound (relaxation)"``."""
+        if not self.optimal:
+            return "upper bound (relaxation)"
+        if self.triangle_free is False:
+            return "optimal (the relaxation's bound is attained: the plan is realisable)"
+        return "optimal"
 
-    def to_dict(self) -> dict:
-        """The JSON object (keys listed in the class docstring, plus size, seconds and details)."""
-        out = {
-            "game": self.game,
-            "concept": self.concept,
-            "backend": self.backend,
-            "objective": float(self.objective),
-            "objective_spec": self.objective_spec,
-            "weights": [float(w) for w in self.weights],
-            "payoffs": [float(p) for p in self.payoffs],
-            "gap": float(self.gap),
-            "exact": bool(self.exact),
-            "bound": self.bound,
-            "triangle_free": self.triangle_free,
-            "realisable": self.realisable,
-            "gap_detail": self.gap_detail,
-            "size": dict(self.size),
-            "seconds": {k: float(v) for k, v in self.seconds.items()},
-        }
+    def _own_dict(self) -> dict:
+        out = {"objective": float(self.objective), "objective_spec": self.objective_spec,
+               "weights": [float(w) for w in self.weights],
+               "payoffs": [float(p) for p in self.payoffs], "gap": float(self.gap),
+               "optimal": bool(self.optimal), "bound": self.bound,
+               "triangle_free": self.triangle_free, "realisable": self.realisable,
+               "gap_detail": self.gap_detail}
         if self.distribution is not None:
             out["distribution"] = self.distribution
         if self.correlation_plan is not None:
             out["correlation_plan"] = self.correlation_plan
-        out.update(self.extra)
         return out
 
-    def save(self, path: str | Path) -> None:
-        """Write the JSON object to ``path``."""
-        from lpgame.io.json_io import write_json
-        write_json(self.to_dict(), path)
+    @classmethod
+    def _from_dict(cls, data: dict) -> CorrelatedResult:
+        own = ("objective", "objective_spec", "weights", "payoffs", "gap", "optimal", "bound",
+               "triangle_free", "realisable", "gap_detail", "distribution", "correlation_plan")
+        common = cls._common(data)
+        extra = {k: v for k, v in data.items()
+                 if k not in own and k not in common and k not in ("kind", "variant")}
+        return cls(**common, objective=data.get("objective", 0.0),
+                   objective_spec=data.get("objective_spec", "welfare"),
+                   weights=data.get("weights", []), payoffs=data.get("payoffs", []),
+                   gap=data.get("gap", 0.0), optimal=bool(data.get("optimal", True)),
+                   triangle_free=data.get("triangle_free"), realisable=data.get("realisable"),
+                   gap_detail=data.get("gap_detail", {}), distribution=data.get("distribution"),
+                   correlation_plan=data.get("correlation_plan"), extra=extra)
 
-    def summary(self, digits: int = 6, max_entries: int = 20) -> str:
-        """Human-readable report: optimum, payoffs, gap, exactness and the largest entries."""
-        lines = [f"{self.game}: {self.concept} maximising {self.objective_spec} "
-                 f"({self.bound})",
-                 f"objective: {self.objective:.{digits}g}",
-                 "payoffs: " + ", ".join(f"player {i + 1} {p:.{digits}g}"
-                                         for i, p in enumerate(self.payoffs)),
-                 f"gap (largest deviation gain, independent check): {self.gap:.3g}"]
+    def headline(self) -> str:
+        return f"{self.game}: {self.concept} maximising {self.objective_spec} ({self.bound})"
+
+    def body_lines(self, names: list[str], digits: int = 6, max_entries: int = 20,
+                   **options) -> list[str]:
+        lines = [f"objective: {self.objective:.{digits}g}"]
         if self.triangle_free is not None:
             lines.append(f"triangle-free: {self.triangle_free}")
         if self.realisable is not None:
@@ -204,11 +215,17 @@ class CorrelatedResult:
                 lines.append(f"  {e[key]:.{digits}g}  {who}")
             if len(entries) > max_entries:
                 lines.append(f"  ... {len(entries) - max_entries} more")
-        s = self.size
-        lines.append(f"LP: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros;"
-                     f" {self.seconds.get('total', 0.0):.3f} s total, "
-                     f"{self.seconds.get('solve', 0.0):.3f} s solving")
-        return "\n".join(lines)
+        return lines
+
+
+_DEVIATIONS = {
+    "ce": "every player's swap of a recommended action (lpgame.analysis.correlated_gaps)",
+    "cce": "every player's commitment to an action before hearing anything "
+           "(lpgame.analysis.correlated_gaps)",
+    "efce": "trigger deviations at every information set (lpgame.analysis.correlated_gaps)",
+    "efcce": "coarse trigger deviations (lpgame.analysis.correlated_gaps)",
+    "nfcce": "every player's commitment to a pure plan (lpgame.analysis.correlated_gaps)",
+}
 
 
 # ---------------------------------------------------------------------------------------- forms
@@ -330,7 +347,7 @@ def as_strategic_form(game, max_profiles: int = DEFAULT_MAX_PROFILES) -> Strateg
         return game
     if isinstance(game, NormalFormGame):
         return StrategicForm.from_normal_form(game)
-    from lpgame.api import compile_game
+    from lpgame.compile import compile_game
     return reduced_normal_form(compile_game(game), max_profiles=max_profiles)
 
 
@@ -443,33 +460,48 @@ def solve_normal_form(game, concept: str = "ce", objective="welfare", backend: s
     return CorrelatedResult(
         game=form.name, concept=concept, objective=float(solution.objective),
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
-        gap=check.gap, exact=True, triangle_free=None, size=lp.size(),
+        gap=check.gap, optimal=True, triangle_free=None, size=lp.size(),
         seconds={"build": built - start, "solve": solution.seconds,
                  "total": time.perf_counter() - start},
         backend=backend, distribution=distribution, realisable=True,
-        gap_detail=check.to_dict(), values=psi, model=form, lp=lp,
+        gap_detail=check.to_dict(), raw=psi, model=form, lp=lp,
+        solver=solver_report(solution),
         extra={"strategies_per_player": list(form.shape)})
 
 
-def solve_correlated(game, concept: str = "ce", objective="welfare", exact: bool = False,
-                     backend: str = "highs", **options) -> CorrelatedResult:
-    """Dispatch of :func:`lpgame.solve` for ``ce``, ``cce``, ``efce``, ``efcce``, ``nfcce``.
+def parse_objective(text: str):
+    """The command-line form of an objective: ``welfare``, ``playerK`` or weights ``w1,w2,...``."""
+    if "," not in text:
+        return text
+    try:
+        return tuple(float(w) for w in text.split(","))
+    except ValueError:
+        raise OptionError(f"objective {text!r} is not welfare, playerK or comma-separated "
+                          "weights") from None
 
-    ``ce``/``cce``: normal form (a NormalFormGame directly; an extensive game through its reduced
-    normal form, i.e. NFCE/NFCCE over reduced plans; option ``max_profiles``).
-    ``efce``/``efcce``/``nfcce``: two-player correlation-plan LPs of
-    :mod:`lpgame.equilibria.efce` (options ``decompose``, ``max_decompose_profiles``).
-    """
-    if isinstance(game, (str, Path)):
-        from lpgame.games import load
-        game = load(str(game))
-    if exact:
-        raise LpgameError(f"exact (rational) mode is not available for concept {concept!r}; "
-                          "solve in floating point (the gap is reported)")
-    if concept in ("ce", "cce"):
-        return solve_normal_form(game, concept, objective, backend=backend, **options)
-    if concept in ("efce", "efcce", "nfcce"):
-        from lpgame.equilibria.efce import solve_correlation_plan
-        return solve_correlation_plan(game, concept, objective, backend=backend, **options)
-    raise LpgameError(f"unknown correlated concept {concept!r}; choose one of "
-                      f"{', '.join(CORRELATED_CONCEPTS)}")
+
+OBJECTIVE_OPTION = Option("objective", object, "welfare",
+                          "welfare (default), player1, player2, ... or weights w1,w2,...",
+                          parse=parse_objective)
+"""The objective option shared by the correlated concepts (Σ_i w_i u_i, :func:`objective_weights`)."""
+
+
+def _solve_ce(concept: str):
+    def solve(game, *, exact: bool = False, backend: str = "highs", objective="welfare",
+              max_profiles: int = DEFAULT_MAX_PROFILES, **options) -> CorrelatedResult:
+        return solve_normal_form(game, concept, objective, backend=backend,
+                                 max_profiles=max_profiles, **options)
+    return solve
+
+
+for _name, _summary, _rows in (
+        ("ce", "optimal correlated equilibrium (normal form; an extensive game's reduced normal "
+               "form gives the NFCE)", "Aumann 1974; Rojas Linárez 2020, Def. 1.12"),
+        ("cce", "optimal coarse correlated equilibrium (normal form or reduced normal form)",
+                "Moulin & Vial 1978; Farina 2023 §1.9")):
+    register(Concept(
+        name=_name, games=("n_player",), solve=_solve_ce(_name), summary=_summary,
+        certificate=_DEVIATIONS[_name], source=_rows, exact=False,
+        options=(OBJECTIVE_OPTION,
+                 Option("max_profiles", int, DEFAULT_MAX_PROFILES,
+                        "largest number of joint pure profiles the LP is built for"))))

@@ -65,6 +65,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.equilibria.correlated import (
+    _DEVIATIONS,
+    OBJECTIVE_OPTION,
     SUPPORT_TOLERANCE,
     CorrelatedResult,
     count_reduced_plans,
@@ -75,6 +77,8 @@ from lpgame.equilibria.correlated import (
 )
 from lpgame.errors import InvalidGameError, LpgameError, ModelTooLargeError
 from lpgame.lp import LinearProgram, solve_lp
+from lpgame.lp.solution import solver_report
+from lpgame.registry import Concept, Option, register
 from lpgame.sequence_form import SequenceForm
 
 PLAN_CONCEPTS = ("efce", "efcce", "nfcce")
@@ -493,7 +497,7 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
     The result is ``exact`` when the game is triangle-free (then V = Ξ), otherwise an upper bound.
     """
     from lpgame.analysis.correlated_gaps import efcce_gap, efce_gap, nfcce_gap
-    from lpgame.api import compile_game
+    from lpgame.compile import compile_game
 
     if concept not in PLAN_CONCEPTS:
         raise LpgameError(f"unknown correlation-plan concept {concept!r}; choose one of "
@@ -558,9 +562,37 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
     return CorrelatedResult(
         game=sf.game.name, concept=concept, objective=float(solution.objective),
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
-        gap=check.gap, exact=triangle is None, triangle_free=triangle is None, size=lp.size(),
+        gap=check.gap, optimal=triangle is None or bool(realisable), triangle_free=triangle is None,
+        size=lp.size(), solver=solver_report(solution),
         seconds={"build": built - start, "solve": solution.seconds,
                  "decompose": end - decomposed, "total": end - start},
         backend=backend, distribution=distribution, correlation_plan=plan_entries,
-        realisable=realisable, gap_detail=check.to_dict(), extra=extra, values=xi, model=space,
+        realisable=realisable, gap_detail=check.to_dict(), extra=extra, raw=xi, model=space,
         lp=lp)
+
+
+def _solve_plan(concept: str):
+    def solve(game, *, exact: bool = False, backend: str = "highs", objective="welfare",
+              **options) -> CorrelatedResult:
+        return solve_correlation_plan(game, concept, objective, backend=backend, **options)
+    return solve
+
+
+_PLAN_OPTIONS = (
+    OBJECTIVE_OPTION,
+    Option("decompose", object, "auto", "auto (default), True or False: decompose the plan into "
+           "a distribution over pure plan pairs (proves realisability)",
+           parse=lambda t: {"true": True, "false": False}.get(t.lower(), t)),
+    Option("max_decompose_profiles", int, DEFAULT_MAX_DECOMPOSE_PROFILES,
+           "largest |Π1|·|Π2| decomposed when decompose=auto"),
+    Option("crossover", bool, True, "HiGHS crossover after the interior point", cli=False))
+
+for _name, _summary in (
+        ("efce", "optimal extensive-form correlated equilibrium (two-player correlation plans)"),
+        ("efcce", "optimal extensive-form coarse correlated equilibrium (correlation plans)"),
+        ("nfcce", "optimal normal-form coarse correlated equilibrium (correlation plans)")):
+    register(Concept(
+        name=_name, games=("general_sum",), solve=_solve_plan(_name), summary=_summary,
+        certificate=_DEVIATIONS[_name], exact=False, options=_PLAN_OPTIONS,
+        source="von Stengel & Forges 2008; Farina 2023 Ch. 9 (correlation plans, "
+               "triangle-freeness)"))

@@ -49,3 +49,97 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
             value = float(solution.objective) * built.value_scale
         out.append(ZeroSumSolution(value, plans, built.lp, solution, exact))
     return out
+
+
+# ------------------------------------------------------------------------------ registry entry
+def _maximin_certificate(sf: SequenceForm, plans, exact: bool, lp_values=None):
+    """What each maximin plan guarantees against the worst opponent reply (an independent best
+    response), the security gaps (LP value − guarantee) and the profile's evaluation."""
+    from fractions import Fraction
+
+    from lpgame.analysis.best_response import best_response, best_response_value_exact
+    from lpgame.equilibria.profiles import nash_certificate
+
+    guarantees = []
+    for i in range(2):
+        o = 1 - i
+        profile = [None, None]
+        profile[i] = plans[i]
+        if exact:
+            profile[o] = [Fraction(0)] * sf.num_sequences(o)
+            worst = -best_response_value_exact(sf, o, profile, payoff_of=i, sign=-1)
+        else:
+            profile[o] = np.zeros(sf.num_sequences(o))
+            worst = -best_response(sf, o, profile, payoff_of=i, sign=-1.0).value
+        guarantees.append(worst)
+    ev, cert = nash_certificate(sf, plans, exact)
+    gaps = [v - g for v, g in zip(lp_values, guarantees)] if lp_values is not None else None
+    cert.extra = {"guaranteed": guarantees}
+    if gaps is not None:
+        cert.extra["security_gap"] = gaps
+        cert.gain = max(abs(g) for g in gaps)
+    cert.deviations = ("the opponent's best reply to each maximin strategy (what it guarantees), "
+                       "by lpgame.analysis")
+    return guarantees, gaps, ev, cert
+
+
+def solve_maximin_concept(game, *, exact: bool = False, backend: str = "highs", **options):
+    """``lpgame.solve(game, concept="maximin")``: each player's maximin strategy and value; the
+    LP duals give the minimax (punishing) strategies. The certificate recomputes what each
+    maximin strategy guarantees by an independent best response (``security_gap`` = LP value −
+    guarantee, 0 up to tolerance, exactly 0 in exact mode)."""
+    import time
+
+    from lpgame.compile import compile_game
+    from lpgame.equilibria.profiles import (
+        behaviours,
+        plans_from_behaviours,
+        strategies_and_unreached,
+    )
+    from lpgame.lp.solution import solver_report
+    from lpgame.result import Result
+
+    start = time.perf_counter()
+    sf = compile_game(game)
+    sols = solve_maximin(sf, exact=exact, backend=backend, **options)
+    maximin_plans = [sols[i].plans[i] for i in range(2)]
+    minimax_plans = [sols[1 - i].plans[i] for i in range(2)]
+    pairs = behaviours(sf, maximin_plans, exact)
+    strategies, unreached = strategies_and_unreached(sf, pairs)
+    minimax, _ = strategies_and_unreached(sf, behaviours(sf, minimax_plans, exact))
+    plans = plans_from_behaviours(sf, pairs, exact)
+    guarantees, gaps, ev, cert = _maximin_certificate(sf, plans, exact, [s.value for s in sols])
+    if exact and any(g != 0 for g in gaps):
+        raise ExactCheckError(f"exact mode: maximin strategies guarantee "
+                              f"{', '.join(map(str, guarantees))}, not the LP values "
+                              f"{', '.join(str(s.value) for s in sols)}")
+    return Result(
+        game=sf.game.name, concept="maximin", value=sols[0].value,
+        values=[s.value for s in sols], strategies=strategies, certificate=cert,
+        size=sols[0].lp.size(),
+        seconds={"solve": sum(s.lp_solution.seconds for s in sols),
+                 "total": time.perf_counter() - start},
+        backend=backend, exact=exact, unreached=unreached, extra={"minimax_strategies": minimax},
+        plans=plans, lp=sols[0].lp, solver=solver_report(sols[0].lp_solution, exact))
+
+
+def _certify_maximin_plans(sf: SequenceForm, plans, exact: bool, result=None):
+    """``Concept.certify_plans``: the guarantees of lifted maximin plans in another game."""
+    lp_values = list(result.values) if result is not None else None
+    guarantees, _, _, cert = _maximin_certificate(sf, plans, exact, lp_values)
+    return guarantees, cert
+
+
+def _register() -> None:
+    from lpgame.registry import Concept, register
+
+    register(Concept(
+        name="maximin", games=("general_sum",), solve=solve_maximin_concept,
+        summary="each player's maximin (security) strategy and value, and the opponent's minimax "
+                "strategy, by one sequence-form LP per player",
+        certificate="the opponent's best reply to each maximin strategy (its guarantee)",
+        source="von Neumann; Rojas Linárez 2020 App. C–D; Koller, Megiddo & von Stengel 1996",
+        certify_plans=_certify_maximin_plans))
+
+
+_register()

@@ -89,7 +89,7 @@ def _check(sf: SequenceForm, player: int) -> None:
 def best_response_to_model(game, model, player: int = 0) -> SafeResponse:
     """Pure best response of ``player`` to the opponent ``model`` (a strategy dict, a profile
     list, a Result, or a realization plan), with its worst-case guarantee."""
-    from lpgame.api import compile_game
+    from lpgame.compile import compile_game
 
     sf = compile_game(game)
     _check(sf, player)
@@ -134,7 +134,7 @@ def safe_best_response_lp(sf: SequenceForm, player: int, model_plan: np.ndarray,
 def safe_best_response(game, model, epsilon: float, player: int = 0,
                        security_value: float | None = None, **options) -> SafeResponse:
     """The ε-safe best response of ``player`` to the opponent ``model`` (module docstring)."""
-    from lpgame.api import compile_game
+    from lpgame.compile import compile_game
 
     sf = compile_game(game)
     _check(sf, player)
@@ -173,7 +173,7 @@ def safe_frontier(game, model, player: int = 0, epsilons=None, num_points: int =
     among the best responses to the model (one more LP: maximise f_oᵀ v subject to the model value
     being the best-response value).
     """
-    from lpgame.api import compile_game
+    from lpgame.compile import compile_game
 
     sf = compile_game(game)
     _check(sf, player)

@@ -74,3 +74,111 @@ def solve_zero_sum(sf: SequenceForm, exact: bool = False, backend: str = "highs"
     y = np.clip(solution.duals("best_response"), 0.0, None)
     return ZeroSumSolution(float(solution.objective) * built.value_scale, [np.clip(x, 0.0, None), y], lp,
                            solution, False)
+
+
+# ------------------------------------------------------------------------------ registry entry
+def solve_nash(game, *, exact: bool = False, backend: str = "highs", algorithm: str = "lp",
+               checkpoint: str | None = None, initial_sequences=None, **options):
+    """``lpgame.solve(game, concept="nash")`` on a two-player zero-sum game: the sequence-form LP
+    (``algorithm="lp"``) or the double oracle (:mod:`lpgame.equilibria.double_oracle`).
+
+    The reported ``value`` is the value of the returned profile, evaluated by the independent
+    best-response path; the LP's objective is kept in ``extra["lp_objective"]`` and their
+    difference in ``certificate.extra["value_gap"]`` (0 in exact mode, where they must agree).
+    """
+    import time
+
+    from lpgame.compile import compile_game
+    from lpgame.equilibria.profiles import (
+        behaviours,
+        nash_certificate,
+        plans_from_behaviours,
+        strategies_and_unreached,
+    )
+    from lpgame.errors import OptionError, SolverTimeLimitError
+    from lpgame.lp.solution import solver_report
+    from lpgame.result import Result
+
+    start = time.perf_counter()
+    sf = compile_game(game)
+    extra: dict = {}
+    if algorithm == "double_oracle":
+        from lpgame.equilibria.double_oracle import solve_zero_sum_double_oracle
+        if checkpoint is not None:
+            options["checkpoint"] = checkpoint
+        if initial_sequences is not None:
+            options["initial_sequences"] = initial_sequences
+        sol = solve_zero_sum_double_oracle(sf, exact=exact, backend=backend, **options)
+        last = sol.rounds[-1]
+        extra["double_oracle"] = {
+            "rounds": len(sol.rounds), "kept_sequences": list(last.kept_sequences),
+            "sequences": [sf.num_sequences(0), sf.num_sequences(1)],
+            "bounds": [last.lower, last.upper]}
+    elif algorithm == "lp":
+        if checkpoint is not None or initial_sequences is not None:
+            raise OptionError("checkpoint and initial_sequences are options of "
+                              "algorithm='double_oracle'")
+        try:
+            sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
+        except SolverTimeLimitError as error:   # name the other algorithm for large trees
+            raise SolverTimeLimitError(
+                f"{error} (where the equilibrium uses a small part of a large tree, as in Dudo, "
+                "algorithm='double_oracle' solves small restricted LPs instead)",
+                error.status, error.size, error.best_bound, error.objective) from error
+    else:
+        raise OptionError(f"unknown algorithm {algorithm!r}; choose lp or double_oracle")
+    pairs = behaviours(sf, sol.plans, exact)
+    strategies, unreached = strategies_and_unreached(sf, pairs)
+    plans = plans_from_behaviours(sf, pairs, exact)
+    ev, cert = nash_certificate(sf, plans, exact)
+    if exact:
+        if ev.nash_conv != 0:
+            raise ExactCheckError(
+                f"exact mode: the certified basis gives a profile with exact NashConv "
+                f"{ev.nash_conv}, not 0")
+        if ev.values[0] != sol.value:
+            raise ExactCheckError(f"exact mode: LP value {sol.value} differs from the profile's "
+                                  f"exact value {ev.values[0]}")
+    extra["lp_objective"] = sol.value
+    cert.extra["value_gap"] = abs(sol.value - ev.values[0])
+    seconds = ({"solve": sum(r.seconds for r in sol.rounds),
+                "lp": sum(r.lp_seconds for r in sol.rounds)} if sol.rounds
+               else {"solve": sol.lp_solution.seconds})
+    seconds["total"] = time.perf_counter() - start
+    return Result(
+        game=sf.game.name, concept="nash", variant=algorithm, value=ev.values[0],
+        values=list(ev.values), strategies=strategies, certificate=cert, size=sol.lp.size(),
+        seconds=seconds, backend=backend, exact=exact, unreached=unreached, plans=plans,
+        lp=sol.lp, extra=extra,
+        solver=solver_report(sol.lp_solution, exact,
+                             **({"algorithm": "double oracle"} if sol.rounds else {})))
+
+
+def _sequence_form(game) -> SequenceForm:
+    from lpgame.compile import compile_game
+    return compile_game(game)
+
+
+def _register() -> None:
+    from lpgame.equilibria.profiles import certify_nash_plans
+    from lpgame.registry import Concept, Option, register
+
+    register(Concept(
+        name="nash", variant="zero_sum", games=("zero_sum",), solve=solve_nash,
+        summary="Nash equilibrium of a two-player zero-sum (or constant-sum) game: the "
+                "sequence-form LP, or the double oracle for large trees with small support",
+        certificate="each player's best-response gain (NashConv), by lpgame.analysis",
+        source="Koller, Megiddo & von Stengel 1996; von Stengel 1996; notes farina-thesis.md "
+               "§1.4; double oracle: McMahan, Gordon & Blum 2003, Bošanský et al. 2014",
+        certify_plans=certify_nash_plans,
+        value_only=lambda game, exact: solve_zero_sum(_sequence_form(game), exact=exact).value,
+        options=(Option("algorithm", str, "lp", "lp (the whole sequence-form LP) or double_oracle "
+                        "(restricted LPs grown by best responses; large trees such as Dudo)",
+                        choices=("lp", "double_oracle")),
+                 Option("checkpoint", str, None, "double oracle: rewrite PATH (.npz) with the kept "
+                        "sequences after every round, and resume from it when it exists"),
+                 Option("initial_sequences", object, None, "double oracle: a checkpoint file or "
+                        "one index array per player to start from", cli=False))))
+
+
+_register()

@@ -77,7 +77,7 @@ def load_strategies(source, game, format: str | None = None,
     (dict or list), or an OpenSpiel ``TabularPolicy``. ``mapping``/``action_mapping`` apply to
     OpenSpiel policies (module docstring). ``missing`` is ``"error"`` or ``"uniform"``.
     """
-    from lpgame.api import as_game
+    from lpgame.compile import as_game
 
     game = as_game(game)
     if _is_tabular_policy(source):

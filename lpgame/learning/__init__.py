@@ -102,7 +102,7 @@ def run(game, algorithm: str = "cfr+", iterations: int = 1000,
     LearningResult
         Average strategies, the curve of (iteration, seconds, nash_conv), the final NashConv.
     """
-    from lpgame.api import compile_game
+    from lpgame.compile import compile_game
     from lpgame.game.normal_form import NormalFormGame
     from lpgame.sequence_form import SequenceForm
 

@@ -160,7 +160,9 @@ def solve_clarabel(lp: LinearProgram, time_limit: float | None = None,
     row_duals = _row_duals(np.asarray(result.z, dtype=float), upper_rows, lower_rows, sign)
     ipm_seconds = time.perf_counter() - start
     info = {"build_seconds": build_seconds, "ipm_seconds": ipm_seconds - build_seconds,
-            "ipm_iterations": int(result.iterations), "interior_point": "clarabel"}
+            "ipm_iterations": int(result.iterations), "interior_point": "clarabel",
+            "solver": {"name": "Clarabel interior point", "crossover": bool(crossover),
+                       "tolerance": None if tolerance is None else float(tolerance)}}
     if not crossover:
         return LPSolution(lp=lp, backend="clarabel", status="optimal", objective=objective,
                           col_values=col_values, row_duals=row_duals, seconds=ipm_seconds,
@@ -189,6 +191,7 @@ def solve_clarabel(lp: LinearProgram, time_limit: float | None = None,
     solution = basic_solution(highs, lp, time_limit=remaining, start=start,
                               what="HiGHS's crossover from Clarabel's solution")
     solution.backend = "clarabel"
+    info["solver"]["name"] = "Clarabel interior point, then HiGHS crossover"
     solution.info.update(info)
     solution.info["crossover_seconds"] = solution.seconds - ipm_seconds
     return solution

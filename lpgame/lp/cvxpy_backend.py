@@ -108,4 +108,6 @@ def solve_cvxpy(lp: LinearProgram, time_limit: float | None = None, solver: str 
                       col_values=col_values, row_duals=row_duals, seconds=seconds,
                       info={"build_seconds": build_seconds,
                             "solve_seconds": seconds - build_seconds,
-                            "solver_stats": {"solve_time": problem.solver_stats.solve_time}})
+                            "solver_stats": {"solve_time": problem.solver_stats.solve_time},
+                            "solver": {"name": f"HiGHS through CVXPY ({problem.solver_stats.solver_name})",
+                                       "crossover": None, "tolerance": None}})

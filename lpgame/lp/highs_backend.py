@@ -184,8 +184,28 @@ def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None
         row_duals=np.asarray(sol.row_dual, dtype=float),
         col_basis=col_basis, row_basis=row_basis, seconds=seconds,
         info={"simplex_iterations": int(info.simplex_iteration_count),
-              "ipm_iterations": int(info.ipm_iteration_count)},
+              "ipm_iterations": int(info.ipm_iteration_count),
+              "solver": ran_solver(h, col_basis is not None)},
     )
+
+
+def ran_solver(h: highspy.Highs, basic: bool) -> dict:
+    """Which of HiGHS's solvers ran (read from its iteration counts, not from the options asked
+    for), whether the answer is a basic solution (crossover ran after an interior point), and the
+    feasibility tolerance it was solved to."""
+    info = h.getInfo()
+    pdlp = int(getattr(info, "pdlp_iteration_count", 0) or 0)
+    ipm = int(info.ipm_iteration_count)
+    crossover = int(getattr(info, "crossover_iteration_count", 0) or 0)
+    if pdlp > 0:
+        name, cross = "HiGHS PDLP (first-order)", None
+    elif ipm > 0:
+        name, cross = "HiGHS interior point (IPX)", bool(basic or crossover > 0)
+    else:
+        name, cross = "HiGHS simplex", None
+    tolerance = h.getOptionValue("primal_feasibility_tolerance")
+    tolerance = tolerance[1] if isinstance(tolerance, tuple) else tolerance
+    return {"name": name, "crossover": cross, "tolerance": float(tolerance)}
 
 
 def set_starting_basis(h: highspy.Highs, col_status: np.ndarray, row_status: np.ndarray) -> None:

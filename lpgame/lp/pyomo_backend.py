@@ -207,7 +207,9 @@ def solve_pyomo(lp: LinearProgram, solver: str | None = None, threads: int | Non
     return LPSolution(lp=lp, backend="pyomo", status="optimal", objective=float(objective),
                       col_values=col_values, row_duals=row_duals, seconds=seconds,
                       info={"build_seconds": build_seconds,
-                            "solve_seconds": seconds - build_seconds, "pyomo_solver": name})
+                            "solve_seconds": seconds - build_seconds, "pyomo_solver": name,
+                            "solver": {"name": f"HiGHS through Pyomo ({name})", "crossover": None,
+                                       "tolerance": None}})
 
 
 def _write(lp: LinearProgram, path, file_format: ProblemFormat) -> Path:

@@ -45,3 +45,22 @@ class LPSolution:
     @property
     def has_basis(self) -> bool:
         return self.col_basis is not None and self.row_basis is not None
+
+
+def solver_report(solution: LPSolution | None, exact: bool = False, **more) -> dict:
+    """Which solver actually ran for ``solution``, in the form every result's ``solver`` field
+    has: ``{"name", "backend", "crossover", "tolerance", "exact_certification"}`` (``crossover``
+    is None where it does not apply; ``exact_certification`` says whether the basis was then
+    certified in rational arithmetic). ``more`` adds or overrides keys."""
+    if solution is None:
+        out = {"name": None, "backend": None, "crossover": None, "tolerance": None}
+    else:
+        ran = dict(solution.info.get("solver") or {"name": solution.backend})
+        out = {"name": ran.get("name"), "backend": solution.backend,
+               "crossover": ran.get("crossover"), "tolerance": ran.get("tolerance")}
+        first = solution.info.get("first_attempt")
+        if first:
+            out["second_attempt"] = "simplex from the first basis at HiGHS's tightest tolerances"
+    out["exact_certification"] = bool(exact)
+    out.update(more)
+    return out

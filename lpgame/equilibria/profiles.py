@@ -1,0 +1,54 @@
+"""Strategy profiles from realization plans, and the Nash certificate of a profile.
+
+The concepts whose answer is a pair of realization plans (zero-sum Nash, maximin, the double
+oracle, the abstraction wrapper, refinements) return the **behaviour** those plans induce
+(Koller, Megiddo & von Stengel 1996: b(ja) = x[σ_j a] / x[σ_j] where x[σ_j] > 0, uniform at
+information sets the player's own plan never reaches), and certify the plans *rebuilt from that
+behaviour*, so that what the user gets is what is certified. The certificate is the sum of the
+players' best-response gains, computed bottom-up on the tree by :mod:`lpgame.analysis`, never by
+the LP.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
+from lpgame.result import Certificate
+from lpgame.sequence_form import SequenceForm
+
+
+def behaviours(sf: SequenceForm, plans, exact: bool) -> list[tuple[object, object]]:
+    """(behaviour vector, mask of unreached information sets) of each player's plan."""
+    if exact:
+        return [sf.behaviour_from_plan_exact(i, plan) for i, plan in enumerate(plans)]
+    return [sf.behaviour_from_plan(i, plan) for i, plan in enumerate(plans)]
+
+
+def strategies_and_unreached(sf: SequenceForm, behaviour_pairs) -> tuple[list, list]:
+    """Each player's strategy as {information set: {action: probability}} and the labels of the
+    information sets its own plan never reaches."""
+    strategies, unreached = [], []
+    for i, (b, mask) in enumerate(behaviour_pairs):
+        strategies.append(sf.strategy_to_dict(i, b))
+        labels = sf.players[i].infoset_labels      # read, not copied
+        unreached.append([labels[j] for j in np.flatnonzero(mask).tolist()])
+    return strategies, unreached
+
+
+def plans_from_behaviours(sf: SequenceForm, behaviour_pairs, exact: bool) -> list:
+    """Plans rebuilt from the returned behaviour (what the user gets is what is certified)."""
+    return [sf.plan_from_behaviour_exact(i, b) if exact else sf.plan_from_behaviour(i, b)
+            for i, (b, _) in enumerate(behaviour_pairs)]
+
+
+def nash_certificate(sf: SequenceForm, plans, exact: bool) -> tuple[Evaluation, Certificate]:
+    """Values and best-response gains of a profile of plans (exact: in rationals)."""
+    ev = (evaluate_plans_exact if exact else evaluate_plans)(sf, plans)
+    return ev, Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
+
+
+def certify_nash_plans(sf: SequenceForm, plans, exact: bool, result=None):
+    """``Concept.certify_plans`` of the Nash concepts: (values, certificate) of ``plans`` in ``sf``."""
+    ev, certificate = nash_certificate(sf, plans, exact)
+    return list(ev.values), certificate
