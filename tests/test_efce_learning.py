@@ -119,7 +119,7 @@ def test_sheriff_learned_optimum_matches_the_lp(objective):
     scale = payoff_range(sf)
     assert r.extra["status"] == "converged"
     assert abs(r.objective - lp_optimum(sf, objective)) <= TARGET * scale
-    assert efce_gap(sf, r.model.as_matrix(r.values)).gap <= TARGET * scale
+    assert efce_gap(sf, r.model.as_matrix(r.raw)).gap <= TARGET * scale
 
 
 def test_battleship_learned_welfare_matches_the_lp():
@@ -128,7 +128,7 @@ def test_battleship_learned_welfare_matches_the_lp():
     scale = payoff_range(sf)
     assert r.extra["status"] == "converged"
     assert abs(r.objective - lp_optimum(sf, "welfare")) <= TARGET * scale
-    assert r.gap == pytest.approx(efce_gap(sf, r.model.as_matrix(r.values)).gap)
+    assert r.gap == pytest.approx(efce_gap(sf, r.model.as_matrix(r.raw)).gap)
     assert r.gap <= TARGET * scale
     assert r.gap_detail["plan_residual"] <= 1e-9          # a point of the chain is in 𝒱 = Ξ
 
@@ -143,7 +143,7 @@ def test_random_games_learned_optimum_matches_the_lp(seed, objective, minimiser)
     scale = max(payoff_range(sf), 1e-12)
     assert r.extra["status"] == "converged"
     assert abs(r.objective - lp_optimum(sf, objective)) <= TARGET * scale
-    assert efce_gap(sf, r.model.as_matrix(r.values)).gap <= TARGET * scale
+    assert efce_gap(sf, r.model.as_matrix(r.raw)).gap <= TARGET * scale
 
 
 # ---------------------------------------------------------------------------------------- limits, input
@@ -152,7 +152,7 @@ def test_iteration_limit_gives_the_best_plan_labelled_with_its_measured_gap():
     r = solve_efce_learning(sf, "welfare", target_gap=1e-6, iterations=30)
     assert r.extra["status"] == "iteration_limit"
     assert r.extra["iterations"] == 30
-    assert r.gap == pytest.approx(efce_gap(sf, r.model.as_matrix(r.values)).gap)
+    assert r.gap == pytest.approx(efce_gap(sf, r.model.as_matrix(r.raw)).gap)
     assert r.extra["relative_gap"] == pytest.approx(r.gap / payoff_range(sf))
     assert r.extra["history"] and r.to_dict()["gap"] == r.gap
 
@@ -161,7 +161,7 @@ def test_time_limit_gives_a_labelled_partial_answer():
     sf = lpgame.compile_game(lpgame.games.make("battleship", rows=2, cols=2, shots=2))
     r = solve_efce_learning(sf, "player1", target_gap=1e-6, iterations=10**9, time_limit=0.3)
     assert r.extra["status"] == "time_limit"
-    assert r.gap == pytest.approx(efce_gap(sf, r.model.as_matrix(r.values)).gap)
+    assert r.gap == pytest.approx(efce_gap(sf, r.model.as_matrix(r.raw)).gap)
 
 
 def test_three_players_are_refused_with_the_reason():
@@ -183,3 +183,25 @@ def test_three_players_are_refused_with_the_reason():
 def test_bad_options_raise_option_error(bad):
     with pytest.raises(OptionError):
         solve_efce_learning(staged_game(1), **bad)
+
+
+# ---------------------------------------------------------------------------------------- registry
+def test_solve_dispatches_method_learning_and_keeps_the_lp_default():
+    game = staged_game(5)
+    learned = lpgame.solve(game, concept="efce", method="learning", target_gap=0.005)
+    assert learned.variant == "learning" and learned.extra["method"] == "learning"
+    assert learned.extra["status"] == "converged"
+    lp = lpgame.solve(game, concept="efce")
+    assert lp.variant == "default" and lp.lp is not None
+    assert lpgame.solve(game, concept="efce", method="lp").objective == pytest.approx(lp.objective)
+    scale = payoff_range(lpgame.compile_game(game))
+    assert abs(learned.objective - lp.objective) <= TARGET * scale
+    again = type(learned).from_dict(learned.to_dict())
+    assert again.extra["status"] == "converged" and again.gap == pytest.approx(learned.gap)
+
+
+def test_learning_run_that_hits_its_limit_is_labelled_through_solve():
+    r = lpgame.solve(staged_game(6), concept="efce", method="learning", target_gap=1e-6,
+                     iterations=20)
+    assert r.extra["status"] == "iteration_limit"
+    assert "iteration_limit" in r.bound and r.optimal is False

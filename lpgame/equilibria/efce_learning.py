@@ -49,6 +49,7 @@ import scipy.sparse as sp
 from lpgame.analysis.correlated_gaps import efce_gap, trigger_gains
 from lpgame.compile import compile_game
 from lpgame.equilibria.correlated import (
+    OBJECTIVE_OPTION,
     SUPPORT_TOLERANCE,
     CorrelatedResult,
     objective_name,
@@ -70,11 +71,33 @@ from lpgame.equilibria.scaled_extension import (
 )
 from lpgame.errors import InvalidGameError, OptionError
 from lpgame.registry import Concept, Option, register
+from lpgame.result import register_result_kind
 from lpgame.sequence_form import SequenceForm
 
 LAMBDA_SCHEDULES = ("fixed", "growing")
 DEFAULT_MULTIPLIER = 10.0
 MAX_LISTED_PLAN_ENTRIES = 20_000
+
+
+@register_result_kind
+@dataclass(kw_only=True)
+class LearnedCorrelatedResult(CorrelatedResult):
+    """An optimal EFCE found by learning: a :class:`CorrelatedResult` whose plan is approximately
+    optimal (``optimal`` False), with ``extra["status"]`` (``converged``, ``iteration_limit``,
+    ``time_limit``), the relative gap and slack, and the checkpoint history."""
+
+    kind = "correlated_learning"
+
+    @property
+    def bound(self) -> str:
+        status = self.extra.get("status", "?")
+        gap = self.extra.get("relative_gap", float("nan"))
+        slack = self.extra.get("relative_slack", float("nan"))
+        return (f"learned, {status}: gap {gap:.2e} and optimality slack {slack:.2e} of the "
+                f"payoff range")
+
+    def headline(self) -> str:
+        return f"{self.game}: {self.concept} maximising {self.objective_spec} ({self.bound})"
 
 
 @dataclass
@@ -195,7 +218,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                         iterations: int = 100_000, time_limit: float | None = None,
                         regret_minimiser: str = "drm", multiplier: float = DEFAULT_MULTIPLIER,
                         schedule: str = "fixed", check_every: int | None = None,
-                        **_ignored) -> CorrelatedResult:
+                        **_ignored) -> LearnedCorrelatedResult:
     """An optimal EFCE of a triangle-free two-player game by regret minimisation on (10.3).
 
     ``objective``: ``"welfare"``, ``"player1"``, ``"player2"`` or weights (as the LP).
@@ -315,7 +338,8 @@ def _checkpoint(sf, space, chain, forests, c, scale, lam, xi_bar, x_bars, t, ela
 
 
 def _result(sf, space, chain, forests, best: Checkpoint, history, status, objective, w, scale, t,
-            start, built, target_gap, regret_minimiser, multiplier, schedule) -> CorrelatedResult:
+            start, built, target_gap, regret_minimiser, multiplier,
+            schedule) -> LearnedCorrelatedResult:
     xi = best.xi
     check = efce_gap(sf, space.as_matrix(xi))
     leaf_pos = space.index(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
@@ -338,20 +362,23 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
     size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
             "sums": int(chain.sum_target.size),
             "trigger_entries": int(sum(f.chain.num_entries for f in forests))}
-    return CorrelatedResult(
-        game=sf.game.name, concept="efce", objective=best.objective,
+    return LearnedCorrelatedResult(
+        game=sf.game.name, concept="efce", variant="learning", objective=best.objective,
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
-        gap=check.gap, exact=False, triangle_free=True, size=size,
+        gap=check.gap, optimal=False, exact=False, triangle_free=True, size=size,
         seconds={"build": built - start, "learn": end - built, "total": end - start},
+        solver={"name": f"regret minimisation ({regret_minimiser})", "backend": "learning",
+                "crossover": None, "tolerance": target_gap, "exact_certification": False},
         backend="learning", correlation_plan=plan_entries, realisable=True,
-        gap_detail=check.to_dict(), extra=extra, values=xi, model=space)
+        gap_detail=check.to_dict(), extra=extra, raw=xi, model=space)
 
 
 def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: str | None = None,
                  objective="welfare", target_gap: float = 0.01, iterations: int = 100_000,
                  learning_time: float | None = None, regret_minimiser: str = "drm",
                  multiplier: float = DEFAULT_MULTIPLIER, schedule: str = "fixed",
-                 time_limit: float | None = None, **_solver_options) -> CorrelatedResult:
+                 time_limit: float | None = None,
+                 **_solver_options) -> LearnedCorrelatedResult:
     if exact:
         raise OptionError("optimal EFCE by learning is approximate (its gap is measured); "
                           "exact mode needs method='lp'")
@@ -373,8 +400,7 @@ register(Concept(
     options=(
         Option("method", str, None, "how to solve: 'lp' (default) or 'learning'",
                choices=("lp", "learning")),
-        Option("objective", object, "welfare",
-               "welfare, player1, player2, or weights such as 1,2"),
+        OBJECTIVE_OPTION,
         Option("target_gap", float, 0.01,
                "stop at this gap and optimality slack, as a fraction of the payoff range"),
         Option("iterations", int, 100_000, "iteration limit of the learning run"),
