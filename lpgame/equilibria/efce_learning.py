@@ -28,7 +28,9 @@ The averages ξ̄ (weights t² for PRM⁺, t^γ for DRM) are the answer.
 run stops when the gap is at most ``target_gap``·R (Tables 10.1/10.2 use 1 % and 0.1 %) and the
 optimality slack U − cᵀξ̄ is at most ``target_gap``·R, where U = max_{ξ∈Ξ} cᵀξ − λ Σ ξᵀA x̄ is
 the Lagrangian bound at the deviators' averages: U ≥ cᵀξ for every feasible ξ (each term
-ξᵀA x̄ ≤ 0 there), so U is an upper bound on the optimum. A run that reaches its iteration or
+ξᵀA x̄ ≤ 0 there), so U is an upper bound on the optimum; the same holds at any deviator point and
+any λ ≥ 0, so the bound kept is the smallest over the checkpoints, at the averages and at the
+last iterates. A run that reaches its iteration or
 time limit returns the checkpoint plan with the smallest max(gap, slack), labelled with its
 status and its measured gap.
 
@@ -282,7 +284,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
         out_of_time = time_limit is not None and elapsed >= time_limit
         if t in checks or out_of_time or t == iterations:
             point = _checkpoint(sf, space, chain, forests, c, scale, lam, xi_sum / weight_sum,
-                                [s / weight_sum for s in x_sums], t, elapsed)
+                                [[s / weight_sum for s in x_sums], xs], t, elapsed,
+                                history[-1].upper_bound if history else np.inf)
             history.append(point)
             if best is None or point.score(scale) <= best.score(scale):
                 best = point
@@ -327,13 +330,17 @@ def _schedule(iterations: int, check_every: int | None) -> list[int]:
     return out
 
 
-def _checkpoint(sf, space, chain, forests, c, scale, lam, xi_bar, x_bars, t, elapsed) -> Checkpoint:
-    """Measure the averaged plan: its objective, its independent EFCE gap, the Lagrangian bound."""
+def _checkpoint(sf, space, chain, forests, c, scale, lam, xi_bar, deviator_points, t, elapsed,
+                bound: float) -> Checkpoint:
+    """Measure the averaged plan: its objective, its independent EFCE gap, and the Lagrangian
+    bound, the smallest of ``bound`` (earlier checkpoints) and max_{ξ∈Ξ} L(ξ, x) at each of the
+    given deviator points (averages, last iterates): each is ≥ the optimum for any λ ≥ 0."""
     matrix = space.as_matrix(xi_bar)
     gap = max(0.0, max(float(trigger_gains(sf, matrix, i, "efce")[0].max(initial=0.0))
                        for i in range(2)))
-    penalty = sum(f.penalty(x) for f, x in zip(forests, x_bars))
-    bound = chain.best_value(c / scale - lam * penalty) * scale
+    for xs in deviator_points:
+        penalty = sum(f.penalty(x) for f, x in zip(forests, xs))
+        bound = min(bound, chain.best_value(c / scale - lam * penalty) * scale)
     return Checkpoint(t, elapsed, float(c @ xi_bar), float(gap), float(bound), lam, xi_bar)
 
 
