@@ -205,3 +205,19 @@ def test_learning_run_that_hits_its_limit_is_labelled_through_solve():
                      iterations=20)
     assert r.extra["status"] == "iteration_limit"
     assert "iteration_limit" in r.bound and r.optimal is False
+
+
+def test_a_multiplier_below_the_critical_one_is_detected_and_doubled():
+    """With λ < λ* (Prop. 10.1) the saddle point buys objective with infeasibility: its objective
+    exceeds the Lagrangian upper bound. Adaptive λ doubles it; fixed λ never reports convergence."""
+    sf = lpgame.compile_game(staged_game(1613, stages=3))
+    scale = payoff_range(sf)
+    optimum = lp_optimum(sf, "welfare")
+    adaptive = solve_efce_learning(sf, "welfare", target_gap=0.005, multiplier=1.0,
+                                   iterations=3000)
+    assert adaptive.extra["status"] == "converged" and adaptive.extra["final_lambda"] > 1.0
+    assert abs(adaptive.objective - optimum) <= TARGET * scale
+    fixed = solve_efce_learning(sf, "welfare", target_gap=0.005, multiplier=1.0, iterations=3000,
+                                schedule="fixed")
+    assert fixed.extra["status"] == "iteration_limit"
+    assert fixed.objective > fixed.extra["upper_bound"] >= optimum - 1e-9

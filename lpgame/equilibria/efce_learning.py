@@ -76,7 +76,7 @@ from lpgame.registry import Concept, Option, register
 from lpgame.result import register_result_kind
 from lpgame.sequence_form import SequenceForm
 
-LAMBDA_SCHEDULES = ("fixed", "growing")
+LAMBDA_SCHEDULES = ("adaptive", "fixed", "growing")
 DEFAULT_MULTIPLIER = 10.0
 MAX_LISTED_PLAN_ENTRIES = 20_000
 
@@ -206,20 +206,22 @@ class Checkpoint:
     xi: np.ndarray
 
     def score(self, scale: float) -> float:
-        return max(self.gap, self.upper_bound - self.objective, 0.0) / scale
+        """max(gap, |U − objective|) / R: an objective above the bound U ≥ optimum is as far off
+        as one below it."""
+        return max(self.gap, abs(self.upper_bound - self.objective)) / scale
 
     def row(self, scale: float) -> dict:
         return {"iteration": self.iteration, "seconds": round(self.seconds, 4),
                 "objective": self.objective, "gap": self.gap, "relative_gap": self.gap / scale,
                 "upper_bound": self.upper_bound,
-                "relative_slack": max(self.upper_bound - self.objective, 0.0) / scale,
+                "relative_slack": abs(self.upper_bound - self.objective) / scale,
                 "lambda": self.multiplier}
 
 
 def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                         iterations: int = 100_000, time_limit: float | None = None,
                         regret_minimiser: str = "drm", multiplier: float = DEFAULT_MULTIPLIER,
-                        schedule: str = "fixed", check_every: int | None = None,
+                        schedule: str = "adaptive", check_every: int | None = None,
                         **_ignored) -> LearnedCorrelatedResult:
     """An optimal EFCE of a triangle-free two-player game by regret minimisation on (10.3).
 
@@ -228,7 +230,9 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     this fraction of the payoff range. ``iterations`` / ``time_limit`` (seconds): limits; a run
     that reaches one returns the best checkpoint labelled ``status="iteration_limit"`` or
     ``"time_limit"`` with its measured gap. ``regret_minimiser``: ``"drm"`` or ``"prm+"``.
-    ``multiplier`` λ₀ and ``schedule`` ``"fixed"`` (λ = λ₀) or ``"growing"`` (λ = λ₀ t^{1/4}).
+    ``multiplier`` λ₀ and ``schedule``: ``"adaptive"`` (λ₀, doubled, with the averages restarted,
+    whenever a checkpoint's objective exceeds the Lagrangian upper bound by more than the target),
+    ``"fixed"`` (λ = λ₀) or ``"growing"`` (λ = λ₀ t^{1/4}).
     ``check_every``: iterations between checkpoints (default: a geometric schedule).
     """
     start = time.perf_counter()
@@ -263,8 +267,10 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     best: Checkpoint | None = None
     status = "iteration_limit"
     t = 0
+    lam = multiplier
     for t in range(1, iterations + 1):
-        lam = multiplier * (t ** 0.25 if schedule == "growing" else 1.0)
+        if schedule == "growing":
+            lam = multiplier * t ** 0.25
         xi = chain.point(mediator.behaviour)
         penalty = np.zeros(space.num_pairs)
         xs = []
@@ -293,6 +299,14 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                 status = "converged"
                 best = point
                 break
+            if schedule == "adaptive" and point.objective - point.upper_bound > target_gap * scale:
+                # the plan beats a bound on the optimum: it buys objective with infeasibility,
+                # so λ is below the critical λ* of Prop. 10.1; double it and restart the averages
+                lam *= 2.0
+                xi_sum[:] = 0.0
+                for s in x_sums:
+                    s[:] = 0.0
+                weight_sum = 0.0
         if out_of_time:
             status = "time_limit"
             break
@@ -360,7 +374,8 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
     extra = {
         "method": "learning", "status": status, "target_gap": target_gap,
         "relative_gap": check.gap / scale, "upper_bound": best.upper_bound,
-        "relative_slack": max(best.upper_bound - best.objective, 0.0) / scale,
+        "relative_slack": abs(best.upper_bound - best.objective) / scale,
+        "final_lambda": best.multiplier,
         "payoff_range": scale, "iterations": t, "best_iteration": best.iteration,
         "regret_minimiser": regret_minimiser, "lambda0": multiplier, "schedule": schedule,
         "relevant_pairs": space.num_pairs, "history": [h.row(scale) for h in history],
@@ -383,7 +398,7 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
 def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: str | None = None,
                  objective="welfare", target_gap: float = 0.01, iterations: int = 100_000,
                  learning_time: float | None = None, regret_minimiser: str = "drm",
-                 multiplier: float = DEFAULT_MULTIPLIER, schedule: str = "fixed",
+                 multiplier: float = DEFAULT_MULTIPLIER, schedule: str = "adaptive",
                  time_limit: float | None = None,
                  **_solver_options) -> LearnedCorrelatedResult:
     if exact:
@@ -415,7 +430,9 @@ register(Concept(
         Option("regret_minimiser", str, "drm", "local regret minimiser",
                choices=REGRET_MINIMISERS),
         Option("multiplier", float, DEFAULT_MULTIPLIER, "Lagrange multiplier λ₀ of (10.3)"),
-        Option("schedule", str, "fixed", "λ fixed, or growing as λ₀·t^(1/4)",
+        Option("schedule", str, "adaptive",
+               "λ adaptive (doubled when the plan beats the upper bound), fixed, or growing as "
+               "λ₀·t^(1/4)",
                choices=LAMBDA_SCHEDULES),
     ),
 ))
