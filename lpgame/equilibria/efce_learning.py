@@ -19,14 +19,17 @@ chain of scaled extensions of Algorithm 9.3 (:mod:`lpgame.equilibria.correlation
 exact Ξ = 𝒱 in triangle-free games), and one deviator per trigger on 𝒬_{i,σ̂} = {1} ◁ Δ{deviate,
 abstain} ◁ (the treeplex below j), all triggers of a player in one vectorised forest; every simplex
 runs discounted regret matching (DRM) or PRM⁺ (:mod:`lpgame.equilibria.scaled_extension`), with
-alternating updates (deviators first). λ is fixed, or grows as λ₀·t^{1/4} (Cor. 10.1). The payoffs
+alternating updates (deviators first). λ is fixed, grows as λ₀·t^{1/4} (Cor. 10.1), or (the
+default, lpgame's rule where the thesis does not say how to pick λ) is doubled, with the averages
+restarted, whenever a checkpoint's objective exceeds the Lagrangian upper bound below by more than
+the target: such a plan buys objective with infeasibility, the mark of λ < λ*. The payoffs
 are divided by the payoff range R = max_{i,z} u_i(z) − min_{i,z} u_i(z) so that λ is unit-free.
 The averages ξ̄ (weights t² for PRM⁺, t^γ for DRM) are the answer.
 
 **Stopping and the independent check.** At checkpoints the averaged plan's EFCE gap is computed by
 :func:`lpgame.analysis.correlated_gaps.efce_gap` (not by the learner) and its objective cᵀξ̄; the
 run stops when the gap is at most ``target_gap``·R (Tables 10.1/10.2 use 1 % and 0.1 %) and the
-optimality slack U − cᵀξ̄ is at most ``target_gap``·R, where U = max_{ξ∈Ξ} cᵀξ − λ Σ ξᵀA x̄ is
+optimality slack |U − cᵀξ̄| is at most ``target_gap``·R, where U = max_{ξ∈Ξ} cᵀξ − λ Σ ξᵀA x̄ is
 the Lagrangian bound at the deviators' averages: U ≥ cᵀξ for every feasible ξ (each term
 ξᵀA x̄ ≤ 0 there), so U is an upper bound on the optimum; the same holds at any deviator point and
 any λ ≥ 0, so the bound kept is the smallest over the checkpoints, at the averages and at the
