@@ -27,7 +27,7 @@ are divided by the payoff range R = max_{i,z} u_i(z) − min_{i,z} u_i(z) so tha
 The averages ξ̄ (weights t² for PRM⁺, t^γ for DRM) are the answer.
 
 **Stopping and the independent check.** At checkpoints the averaged plan's EFCE gap is computed by
-:func:`lpgame.analysis.correlated_gaps.efce_gap` (not by the learner) and its objective cᵀξ̄; the
+:mod:`lpgame.analysis.correlated_gaps` (not by the learner; efce_gap for the returned plan) and cᵀξ̄; the
 run stops when the gap is at most ``target_gap``·R (Tables 10.1/10.2 use 1 % and 0.1 %) and the
 optimality slack |U − cᵀξ̄| is at most ``target_gap``·R, where U = max_{ξ∈Ξ} cᵀξ − λ Σ ξᵀA x̄ is
 the Lagrangian bound at the deviators' averages: U ≥ cᵀξ for every feasible ξ (each term
@@ -423,8 +423,8 @@ register(Concept(
                 "plan, by lpgame.analysis.correlated_gaps",
     source="Farina 2023, Ch. 10, eq. (10.3), Thm 10.1; Algorithm 9.3 for Ξ",
     options=(
-        Option("method", str, None, "how to solve: 'lp' (default) or 'learning'",
-               choices=("lp", "learning")),
+        Option("method", str, None, "lp (default) or learning (optimal EFCE by regret "
+               "minimisation, Farina 2023 Ch. 10)", choices=("lp", "learning")),
         OBJECTIVE_OPTION,
         Option("target_gap", float, 0.01,
                "stop at this gap and optimality slack, as a fraction of the payoff range"),
