@@ -187,3 +187,45 @@ def correlation_chain(space: CorrelationPlanSpace) -> ScaledExtensionChain:
     except LpgameError as exc:
         raise LpgameError(f"{space.sf.game.name}: the decomposition of Algorithm 9.3 did not "
                           f"fill every relevant pair once ({exc})") from exc
+
+
+DEFAULT_MAX_ENUMERATED_PROFILES = 50_000
+"""Largest |Π_1|·|Π_2| for which :func:`enumerated_chain` builds Ξ from the pure plan pairs."""
+
+
+def enumerated_chain(space: CorrelationPlanSpace,
+                     max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES) -> ScaledExtensionChain:
+    """Ξ of *any* small two-player game, triangle-free or not, as a chain: one simplex over the
+    pairs of reduced plans (π_1, π_2) (a distribution μ), then every relevant pair as the sum
+    ξ[σ1, σ2] = Σ_{π_1 ∋ σ1, π_2 ∋ σ2} μ[π_1, π_2] (Farina 2023, Def. 9.1–9.2: Ξ = f(Δ(Π_1 × Π_2))).
+
+    Entries 0..P−1 are the relevant pairs (indexed like ``space.pairs``), entry P the root, then
+    the |Π_1|·|Π_2| plan pairs. Exponential in general; refused with ModelTooLargeError above
+    ``max_profiles`` plan pairs.
+    """
+    from lpgame.equilibria.correlated import count_reduced_plans, enumerate_reduced_plans
+    from lpgame.errors import ModelTooLargeError
+
+    sf = space.sf
+    counts = [count_reduced_plans(sf, i) for i in range(2)]
+    if counts[0] * counts[1] > max_profiles:
+        raise ModelTooLargeError(
+            f"{sf.game.name}: not triangle-free, and enumerating its correlation plans needs "
+            f"{counts[0]:,} × {counts[1]:,} = {counts[0] * counts[1]:,} pure plan pairs, more than "
+            f"the limit of {max_profiles:,} (Farina 2023, §9.5: Ξ has no polynomial description "
+            f"in general)")
+    plans = [enumerate_reduced_plans(sf, i, max_plans=max_profiles) for i in range(2)]
+    holders = [sp.csr_array(plans[i].T.astype(np.int8)) for i in range(2)]   # sequence -> plans
+    s1, s2 = space.pairs[:, 0], space.pairs[:, 1]
+    c1 = np.diff(holders[0].indptr)[s1]
+    c2 = np.diff(holders[1].indptr)[s2]
+    per = c1.astype(np.int64) * c2
+    P, K = space.num_pairs, counts[0] * counts[1]
+    row = np.repeat(np.arange(P), per)
+    local = np.arange(int(per.sum())) - np.repeat(np.cumsum(per) - per, per)
+    first = holders[0].indices[holders[0].indptr[s1][row] + local // c2[row]]
+    second = holders[1].indices[holders[1].indptr[s2][row] + local % c2[row]]
+    profile = first.astype(np.int64) * counts[1] + second
+    matrix = sp.csr_array((np.ones(row.size), (row, P + 1 + profile)), shape=(P, P + 1 + K))
+    return ScaledExtensionChain(P + 1 + K, np.array([P]), np.array([P]), np.zeros(K, np.int64),
+                                P + 1 + np.arange(K), np.arange(P), matrix)

@@ -60,7 +60,11 @@ from lpgame.equilibria.correlated import (
     objective_name,
     objective_weights,
 )
-from lpgame.equilibria.correlation_decomposition import correlation_chain
+from lpgame.equilibria.correlation_decomposition import (
+    DEFAULT_MAX_ENUMERATED_PROFILES,
+    correlation_chain,
+    enumerated_chain,
+)
 from lpgame.equilibria.efce import (
     CorrelationPlanSpace,
     PlayerTree,
@@ -225,6 +229,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                         iterations: int = 100_000, time_limit: float | None = None,
                         regret_minimiser: str = "drm", multiplier: float = DEFAULT_MULTIPLIER,
                         schedule: str = "adaptive", check_every: int | None = None,
+                        max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES,
                         **_ignored) -> LearnedCorrelatedResult:
     """An optimal EFCE of a triangle-free two-player game by regret minimisation on (10.3).
 
@@ -237,6 +242,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     whenever a checkpoint's objective exceeds the Lagrangian upper bound by more than the target),
     ``"fixed"`` (λ = λ₀) or ``"growing"`` (λ = λ₀ t^{1/4}).
     ``check_every``: iterations between checkpoints (default: a geometric schedule).
+    Ξ is the chain of Algorithm 9.3 in triangle-free games; otherwise the distributions over the
+    pairs of reduced plans, when there are at most ``max_profiles`` of them.
     """
     start = time.perf_counter()
     _check_options(target_gap, iterations, time_limit, regret_minimiser, multiplier, schedule,
@@ -250,7 +257,9 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
             f"seeds do not write out (see docs/EFCE_LEARNING.md); for a normal-form game use "
             f"concept 'ce'")
     space = CorrelationPlanSpace(sf)
-    chain = correlation_chain(space)
+    triangle_free = space.triangle_free
+    chain = correlation_chain(space) if triangle_free else enumerated_chain(space, max_profiles)
+    P = space.num_pairs
     payoffs = sf.terminal_payoffs
     scale = float(payoffs.max() - payoffs.min()) if payoffs.size else 0.0
     scale = scale if scale > 0 else 1.0
@@ -262,7 +271,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
 
     mediator = LocalRegretMinimisers(chain, regret_minimiser)
     deviators = [LocalRegretMinimisers(f.chain, regret_minimiser) for f in forests]
-    xi_sum = np.zeros(space.num_pairs)
+    xi_sum = np.zeros(P)
     x_sums = [np.zeros(f.chain.num_entries) for f in forests]
     weight_sum = 0.0
     checks = set(_schedule(iterations, check_every))
@@ -274,15 +283,16 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     for t in range(1, iterations + 1):
         if schedule == "growing":
             lam = multiplier * t ** 0.25
-        xi = chain.point(mediator.behaviour)
-        penalty = np.zeros(space.num_pairs)
+        xi = chain.point(mediator.behaviour)[:P]
+        penalty = np.zeros(P)
         xs = []
         for f, dev in zip(forests, deviators):
             dev.observe(f.chain.slot_values(f.gradient(xi), dev.behaviour), t)
             x = f.chain.point(dev.behaviour)
             xs.append(x)
             penalty += f.penalty(x)
-        grad = c / scale - lam * penalty
+        grad = np.zeros(chain.num_entries)
+        grad[:P] = c / scale - lam * penalty
         mediator.observe(chain.slot_values(grad, mediator.behaviour), t)
         wt = mediator.average_weight(t)
         weight_sum += wt
@@ -314,7 +324,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
             status = "time_limit"
             break
     return _result(sf, space, chain, forests, best, history, status, objective, w, scale, t,
-                   start, built, target_gap, regret_minimiser, multiplier, schedule)
+                   start, built, target_gap, regret_minimiser, multiplier, schedule,
+                   triangle_free)
 
 
 def _check_options(target_gap, iterations, time_limit, regret_minimiser, multiplier, schedule,
@@ -355,15 +366,17 @@ def _checkpoint(sf, space, chain, forests, c, scale, lam, xi_bar, deviator_point
     matrix = space.as_matrix(xi_bar)
     gap = max(0.0, max(float(trigger_gains(sf, matrix, i, "efce")[0].max(initial=0.0))
                        for i in range(2)))
+    P = space.num_pairs
     for xs in deviator_points:
-        penalty = sum(f.penalty(x) for f, x in zip(forests, xs))
-        bound = min(bound, chain.best_value(c / scale - lam * penalty) * scale)
+        grad = np.zeros(chain.num_entries)
+        grad[:P] = c / scale - lam * sum(f.penalty(x) for f, x in zip(forests, xs))
+        bound = min(bound, chain.best_value(grad) * scale)
     return Checkpoint(t, elapsed, float(c @ xi_bar), float(gap), float(bound), lam, xi_bar)
 
 
 def _result(sf, space, chain, forests, best: Checkpoint, history, status, objective, w, scale, t,
-            start, built, target_gap, regret_minimiser, multiplier,
-            schedule) -> LearnedCorrelatedResult:
+            start, built, target_gap, regret_minimiser, multiplier, schedule,
+            triangle_free) -> LearnedCorrelatedResult:
     xi = best.xi
     check = efce_gap(sf, space.as_matrix(xi))
     leaf_pos = space.index(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
@@ -384,13 +397,15 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
         "relevant_pairs": space.num_pairs, "history": [h.row(scale) for h in history],
         "source": "Farina 2023, Ch. 10, eq. (10.3), Thm 10.1; Ξ by Algorithm 9.3",
     }
+    extra["xi_representation"] = ("scaled-extension chain (Algorithm 9.3)" if triangle_free
+                                  else "distribution over pairs of reduced plans")
     size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
             "sums": int(chain.sum_target.size),
             "trigger_entries": int(sum(f.chain.num_entries for f in forests))}
     return LearnedCorrelatedResult(
         game=sf.game.name, concept="efce", variant="learning", objective=best.objective,
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
-        gap=check.gap, optimal=False, exact=False, triangle_free=True, size=size,
+        gap=check.gap, optimal=False, exact=False, triangle_free=triangle_free, size=size,
         seconds={"build": built - start, "learn": end - built, "total": end - start},
         solver={"name": f"regret minimisation ({regret_minimiser})", "backend": "learning",
                 "crossover": None, "tolerance": target_gap, "exact_certification": False},
@@ -403,6 +418,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                  learning_time: float | None = None, regret_minimiser: str = "drm",
                  multiplier: float = DEFAULT_MULTIPLIER, schedule: str = "adaptive",
                  time_limit: float | None = None,
+                 max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES,
                  **_solver_options) -> LearnedCorrelatedResult:
     if exact:
         raise OptionError("optimal EFCE by learning is approximate (its gap is measured); "
@@ -411,7 +427,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
     return solve_efce_learning(game, objective=objective, target_gap=target_gap,
                                iterations=iterations, time_limit=limit,
                                regret_minimiser=regret_minimiser, multiplier=multiplier,
-                               schedule=schedule)
+                               schedule=schedule, max_profiles=max_profiles)
 
 
 register(Concept(
@@ -437,5 +453,7 @@ register(Concept(
                "λ adaptive (doubled when the plan beats the upper bound), fixed, or growing as "
                "λ₀·t^(1/4)",
                choices=LAMBDA_SCHEDULES),
+        Option("max_profiles", int, DEFAULT_MAX_ENUMERATED_PROFILES,
+               "games with a triangle: largest number of reduced plan pairs enumerated for Ξ"),
     ),
 ))
