@@ -16,15 +16,17 @@ probabilities of erratum 9): for x = e·y with e ∈ [0, 1] ("deviate at all") a
 
 **Dynamics** (Thm 10.1, L4560). Self-play of regret minimisers: the mediator on Ξ, written as the
 chain of scaled extensions of Algorithm 9.3 (:mod:`lpgame.equilibria.correlation_decomposition`,
-exact Ξ = 𝒱 in triangle-free games), and one deviator per trigger on 𝒬_{i,σ̂} = {1} ◁ Δ{deviate,
-abstain} ◁ (the treeplex below j), all triggers of a player in one vectorised forest; every simplex
-runs discounted regret matching (DRM) or PRM⁺ (:mod:`lpgame.equilibria.scaled_extension`), with
-alternating updates (deviators first). λ is fixed, grows as λ₀·t^{1/4} (Cor. 10.1), or (the
-default, lpgame's rule where the thesis does not say how to pick λ) is doubled, with the averages
-restarted, whenever a checkpoint's objective exceeds the Lagrangian upper bound below by more than
-the target: such a plan buys objective with infeasibility, the mark of λ < λ*. The payoffs
-are divided by the payoff range R = max_{i,z} u_i(z) − min_{i,z} u_i(z) so that λ is unit-free.
-The averages ξ̄ (weights t² for PRM⁺, t^γ for DRM) are the answer.
+exact Ξ = 𝒱 in triangle-free games; in a game with a triangle, the distributions over the pairs of
+reduced plans, while there are at most ``max_profiles`` of them), and one deviator per trigger on
+𝒬_{i,σ̂} = {1} ◁ Δ{deviate, abstain} ◁ (the treeplex below j), all triggers of a player in one
+vectorised forest; every simplex runs discounted regret matching (DRM) or PRM⁺
+(:mod:`lpgame.equilibria.scaled_extension`), with alternating updates (deviators first). λ is
+fixed, grows as λ₀·t^{1/4} (Cor. 10.1), or (the default, lpgame's rule where the thesis does not
+say how to pick λ) is doubled, with the averages restarted, whenever a checkpoint's objective
+exceeds the Lagrangian upper bound below by more than the target: such a plan buys objective with
+infeasibility, the mark of λ < λ*. The payoffs are divided by the payoff range R = max_{i,z}
+u_i(z) − min_{i,z} u_i(z) so that λ is unit-free. The averages ξ̄ (weights t² for PRM⁺, t^γ for
+DRM) are the answer.
 
 **Stopping and the independent check.** At checkpoints the averaged plan's EFCE gap is computed by
 :mod:`lpgame.analysis.correlated_gaps` (not by the learner; efce_gap for the returned plan) and cᵀξ̄; the
@@ -231,7 +233,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                         schedule: str = "adaptive", check_every: int | None = None,
                         max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES,
                         **_ignored) -> LearnedCorrelatedResult:
-    """An optimal EFCE of a triangle-free two-player game by regret minimisation on (10.3).
+    """An optimal EFCE of a two-player game by regret minimisation on (10.3).
 
     ``objective``: ``"welfare"``, ``"player1"``, ``"player2"`` or weights (as the LP).
     ``target_gap``: stop when the independent EFCE gap and the optimality slack are both at most
@@ -434,7 +436,7 @@ register(Concept(
     name="efce", variant="learning", games=("n_player",), requires=("method=learning",),
     solve=_solve_entry, exact=False, backends=("highs",),
     summary="optimal extensive-form correlated equilibrium by regret minimisation on the "
-            "Lagrangian saddle point (two players, triangle-free)",
+            "Lagrangian saddle point (two players; triangle-free, or small)",
     certificate="largest gain of any trigger deviation (EFCE gap) of the averaged correlation "
                 "plan, by lpgame.analysis.correlated_gaps",
     source="Farina 2023, Ch. 10, eq. (10.3), Thm 10.1; Algorithm 9.3 for Ξ",
