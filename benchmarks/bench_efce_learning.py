@@ -67,7 +67,7 @@ NOT_RUN = [
     ("D32, D33, K35, GL33, L3132, L3133, L3151, L3223, L3523",
      "three players: the thesis's correlation-plan representation for n players (Zhang, Farina, "
      "Celli & Sandholm, EC 2022) is not written out in the notes or seeds; lpgame's learner "
-     "covers triangle-free two-player games"),
+     "covers two-player games"),
 ]
 OBJECTIVES = ("player1", "player2", "welfare")
 
