@@ -231,8 +231,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                         iterations: int = 100_000, time_limit: float | None = None,
                         regret_minimiser: str = "drm", multiplier: float = DEFAULT_MULTIPLIER,
                         schedule: str = "adaptive", check_every: int | None = None,
-                        max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES,
-                        **_ignored) -> LearnedCorrelatedResult:
+                        max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES
+                        ) -> LearnedCorrelatedResult:
     """An optimal EFCE of a two-player game by regret minimisation on (10.3).
 
     ``objective``: ``"welfare"``, ``"player1"``, ``"player2"`` or weights (as the LP).
