@@ -397,7 +397,8 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
         "payoff_range": scale, "iterations": t, "best_iteration": best.iteration,
         "regret_minimiser": regret_minimiser, "lambda0": multiplier, "schedule": schedule,
         "relevant_pairs": space.num_pairs, "history": [h.row(scale) for h in history],
-        "source": "Farina 2023, Ch. 10, eq. (10.3), Thm 10.1; Ξ by Algorithm 9.3",
+        "source": "Farina 2023, Ch. 10, eq. (10.3), Thm 10.1; Ξ by "
+                  + ("Algorithm 9.3" if triangle_free else "Def. 9.1 over pure plan pairs"),
     }
     extra["xi_representation"] = ("scaled-extension chain (Algorithm 9.3)" if triangle_free
                                   else "distribution over pairs of reduced plans")
