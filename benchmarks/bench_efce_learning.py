@@ -92,6 +92,7 @@ def learn_row(game: str, params: dict, objective: str, budget: float, lp_limit: 
            "range": r.extra["payoff_range"], "pairs": r.extra["relevant_pairs"],
            "status": r.extra["status"], "iterations": r.extra["iterations"],
            "final_gap": r.extra["relative_gap"], "final_objective": r.objective,
+           "final_slack": r.extra["relative_slack"],
            "history": r.extra["history"]}
     note_progress(**{k: v for k, v in out.items() if k != "history"})
     lp_start = time.perf_counter()
@@ -178,7 +179,8 @@ def main(argv: list[str] | None = None) -> None:
                              f"{hit['relative_gap']:>8.1e} {delta:>7.1e}")
             lp = f"{d['lp']:>10.4f}" if d["lp"] is not None else f"{d.get('lp_error', '?')[:10]:>10}"
             status = d["status"] + ("" if d["status"] == "converged"
-                                    else f" (final gap/R {d['final_gap']:.1e})")
+                                    else f" after {d['iterations']} it (final gap/R "
+                                         f"{d['final_gap']:.1e}, slack/R {d['final_slack']:.1e})")
             print(f"{label:<6} {objective[:7]:<7} {d['range']:>5g} {d['pairs']:>9} "
                   f"{d['build']:>6.1f} {lp} {d['lp_seconds']:>6.1f} | {cells[0]} | "
                   f"  {cells[1]}  {status}", flush=True)
