@@ -3,7 +3,8 @@
 Run from the repository root::
 
     python -m benchmarks.bench_tables [--max-seconds S] [--only NAME] [--memory-limit BYTES]
-                                      [--exact]
+                                      [--exact] [--workers N | --scheduler ADDRESS]
+                                      [--out TABLE.csv|.parquet [--resume]] [--compare-sequential]
 
 The thesis ran chance-sampled CFR for about 10 hours on 8 cores per instance and left Dudo(4,2,2),
 Dudo(5,2,2), Dudo(6,1,2), Dudo(6,2,1) and Domino(3,4) unsolved (notes/rojas-linarez-and-notebook.md
@@ -12,41 +13,48 @@ Dudo(6,1,2) and Dudo(6,2,1), whose LPs (4 million columns) HiGHS and Clarabel do
 Dudo(5,2,2) (31 million columns, a payoff matrix of 236 million entries), one
 ``lpgame.solve(..., algorithm="double_oracle")`` (restricted LPs grown by best responses,
 :mod:`lpgame.equilibria.double_oracle`; for Dudo(5,2,2) its products read the deals × public
-leaves payoff table, :mod:`lpgame.game.signal_payoffs`). Each runs in its own child process
-(:mod:`benchmarks.isolated`), so that
+leaves payoff table, :mod:`lpgame.game.signal_payoffs`).
+
+The tables are one sweep (:func:`table_points`, run by :func:`lpgame.sweep.sweep`): each instance is a
+Dask task (``--workers 1`` by default, so that instances do not slow each other's times; more
+workers or ``--scheduler`` for a cluster), run in its own child process (:mod:`lpgame.sweep.task`),
+so that
 
 * the peak memory column is that instance's own (``ru_maxrss`` of the child, from ``os.wait4``);
-* lpgame's memory prediction is in force (``LPGAME_MEMORY_LIMIT``, default 75 % of the memory
-  available when the run starts): an instance too large to build stops with
-  :class:`~lpgame.errors.ModelTooLargeError` and its prediction, not with the machine out of memory;
-  a hard address-space cap of 1.25 × that limit (``RLIMIT_AS``) backs it up;
+* lpgame's memory prediction is in force (``LPGAME_MEMORY_LIMIT`` = ``--memory-limit``, default 75 %
+  of the memory available when the run starts, divided by the workers): an instance too large to
+  build stops with :class:`~lpgame.errors.ModelTooLargeError` and its prediction (status
+  ``too_large``), not with the machine out of memory; an address-space cap of 1.25 × that limit +
+  1 GiB (``RLIMIT_AS``) backs it up;
 * HiGHS (or the double oracle's loop) gets ``time_limit`` = what is left of ``--max-seconds`` after
-  the game is built, so a slow instance ends with status "time limit" (and the objective reached,
-  for the double oracle its bounds) instead of hanging;
-  the child is killed at 1.5 × ``--max-seconds`` + 60 s whatever it is doing.
+  the game is built, so a slow instance ends with status ``time_limit`` (and the objective reached,
+  for the double oracle its bounds) instead of hanging; the child is killed at ``--max-seconds``
+  + max(30 s, ``--max-seconds`` / 4) whatever it is doing.
 
 Columns: the instance; "nodes" of lpgame's model (the thesis's N in its own column: for Domino the
 thesis counts the nodes of all T! permutation trees, lpgame has one chance node per deal and per
-draw); "leaf s" the time to compute Dudo's multi-round leaf values (exact solves of the smaller Dudo
-games, cached within the instance's process); "game s" building the game (rules → compiled index or
-explicit tree); "solver s" the LP solver alone (passing the model and solving: HiGHS, or Clarabel
-for the compressed LP of OCP(N ≥ 2000); for the double oracle, HiGHS on all its restricted LPs);
-"total s" everything (leaf
-values, game, sequence form, LP, HiGHS, behaviour strategies, certificate); "peak MiB"; the LP's
-rows × columns and nonzeros; the value for player 1 next to the thesis's u(σ); "NashConv/range" the
-certificate (NashConv of the returned profile by independent best responses) over the payoff range
-(max − min payoff over the leaves); the status.
+draw); "game s" building the game (for Dudo including its multi-round leaf values, exact solves of
+the smaller Dudo games, cached within the instance's process; the table had them in a column "leaf s"
+of their own before it became a sweep); "solver s" the LP solver alone (passing the model and
+solving: HiGHS, or Clarabel for the compressed LP of OCP(N ≥ 2000); for the double oracle, HiGHS on
+all its restricted LPs); "total s" everything in the task (game, sequence form, LP, HiGHS, behaviour
+strategies, certificate); "peak MiB"; the LP's rows × columns and nonzeros; the value for player 1
+next to the thesis's u(σ); "NashConv/range" the certificate (NashConv of the returned profile by
+independent best responses) over the payoff range (max − min payoff over the leaves); the status.
 
 ``--only`` keeps the instances whose label contains the text (case-insensitive), e.g.
 ``--only dudo(4`` or ``--only ocp``. ``--exact`` solves each instance in exact mode (the optimal
 basis certified in rational arithmetic, the NashConv recomputed exactly; for the double oracle, its
 converged restricted LP certified and both best responses recomputed exactly in the full game)
-and lists the exact values after the table.
+and lists the exact values after the table. ``--compare-sequential`` then solves the solved
+instances again one after another in the parent process (``lpgame.solve``, no Dask, no child
+processes) and prints the ratio of the two wall-clock times.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -55,7 +63,8 @@ from pathlib import Path
 if __package__ in (None, ""):        # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.isolated import gib, run_isolated  # noqa: E402
+from lpgame.sweep import SweepPoint  # noqa: E402
+from lpgame.sweep.isolation import gib  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -117,73 +126,23 @@ INSTANCES: list[Instance] = [
 ]
 
 
-class _InstanceStoppedError(Exception):
-    """An instance that ended early; carries the figures measured so far to the parent."""
+def table_points(only: str = "") -> list[SweepPoint]:
+    """The instances whose label contains ``only`` (case-insensitive) as a sweep definition: one
+    point per instance, labelled as in the thesis, with the double oracle where the table says."""
+    return [SweepPoint("family", inst.game, dict(inst.params), label=inst.label,
+                       options={"algorithm": inst.algorithm} if inst.algorithm != "lp" else {})
+            for inst in INSTANCES if only.lower() in inst.label.lower()]
 
-    def __init__(self, message: str, data: dict):
-        super().__init__(message)
-        self.benchmark_data = data
 
-
-def solve_instance(game: str, params: dict, max_seconds: float, algorithm: str = "lp",
-                   exact: bool = False) -> dict:
-    """Build and solve one instance (runs in the child process); the figures as a dict.
-
-    Raises (and so reports) ModelTooLargeError, SolverTimeLimitError and anything else with the
-    figures measured before the failure attached.
-    """
+def solve_one_after_another(points: list[SweepPoint], exact: bool = False) -> float:
+    """Seconds to build and solve ``points`` one after another in this process, without Dask (the
+    baseline of ``--compare-sequential``)."""
     import lpgame
-    from lpgame.errors import ModelTooLargeError, SolverTimeLimitError
 
     start = time.perf_counter()
-    data: dict = {"leaf_seconds": 0.0}
-    try:
-        if game == "dudo":   # the multi-round leaf values: exact solves of the smaller games
-            from lpgame.games.dudo import dudo_value
-            k, d1, d2 = params["K"], params["D1"], params["D2"]
-            dudo_value(k, d1 - 1, d2)
-            dudo_value(k, d2 - 1, d1)
-            data["leaf_seconds"] = time.perf_counter() - start
-        made = time.perf_counter()
-        g = lpgame.games.make(game, **params)
-        data["game_seconds"] = time.perf_counter() - made
-        data["nodes"] = int(g.sizes()["nodes"])
-        data["payoff_range"] = float(g.payoff_range())
-        left = max(max_seconds - (time.perf_counter() - start), 1.0)
-        result = lpgame.solve(g, time_limit=left, algorithm=algorithm, exact=exact)
-    except (ModelTooLargeError, SolverTimeLimitError) as exc:
-        data["total_seconds"] = time.perf_counter() - start
-        if isinstance(exc, SolverTimeLimitError):
-            data["objective_reached"] = exc.objective
-            data["size"] = exc.size
-        raise _InstanceStoppedError(f"{type(exc).__name__}: {exc}", data) from exc
-    except Exception as exc:
-        data["total_seconds"] = time.perf_counter() - start
-        raise _InstanceStoppedError(f"{type(exc).__name__}: {exc}", data) from exc
-    data["total_seconds"] = time.perf_counter() - start
-    data["highs_seconds"] = float(result.seconds.get("lp", result.seconds["solve"]))
-    data["size"] = {k: int(v) for k, v in result.size.items()}
-    data["value"] = float(result.value)
-    data["nash_conv"] = float(result.certificate.nash_conv)
-    if exact:
-        data["exact_value"] = str(result.value)
-        data["exact_nash_conv"] = str(result.certificate.nash_conv)
-    if "double_oracle" in result.extra:
-        data["double_oracle"] = result.extra["double_oracle"]
-    return data
-
-
-def _status(child) -> str:
-    if child.status == "ok":
-        return "solved"
-    if child.status == "error":
-        text = child.error
-        if text.startswith("ModelTooLargeError"):
-            return "ModelTooLargeError"
-        if text.startswith("SolverTimeLimitError"):
-            return "time limit"
-        return "error"
-    return child.status
+    for point in points:
+        lpgame.solve(lpgame.games.make(point.game, **point.params), exact=exact, **point.options)
+    return time.perf_counter() - start
 
 
 def _fmt(value, spec: str, missing: str = "—") -> str:
@@ -193,52 +152,64 @@ def _fmt(value, spec: str, missing: str = "—") -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-seconds", type=float, default=600.0,
-                        help="per-instance time budget (HiGHS time limit = what is left of it)")
+                        help="per-instance time limit (HiGHS time limit = what is left of it after "
+                             "building; the task is killed at max-seconds + max(30, max-seconds/4))")
     parser.add_argument("--only", default="", help="run the instances whose label contains this")
     parser.add_argument("--memory-limit", default=None,
                         help="lpgame's memory limit per instance (bytes, or with K/M/G); default "
-                             "75%% of the memory available now")
+                             "75%% of the memory available now, divided by the workers")
     parser.add_argument("--exact", action="store_true",
                         help="exact mode: rational values and an exact certificate")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="local Dask workers (default 1: one instance at a time, so that the "
+                             "times are not disturbed by each other)")
+    parser.add_argument("--scheduler", default=None, help="a running Dask scheduler's address")
+    parser.add_argument("--out", default=None, help="also keep the sweep's table (.csv/.parquet)")
+    parser.add_argument("--resume", action="store_true", help="with --out: skip finished instances")
+    parser.add_argument("--compare-sequential", action="store_true",
+                        help="also solve the instances one after another in this process (no Dask, "
+                             "no child processes) and print the wall-clock ratio")
     args = parser.parse_args(argv)
 
     from lpgame.limits import _parse_bytes, memory_limit
-    limit = _parse_bytes(args.memory_limit) if args.memory_limit else memory_limit()
-    cap = int(limit * 1.25)
-    chosen = [i for i in INSTANCES if args.only.lower() in i.label.lower()]
-    print(f"lpgame on Tablas 5.1–5.3; per instance: {args.max_seconds:g} s budget, lpgame memory "
-          f"limit {gib(limit)}, address-space cap {gib(cap)}; one child process each")
-    header = (f"{'instance':<15} {'nodes':>11} {'thesis N':>13} {'leaf s':>7} {'game s':>7} "
+    from lpgame.sweep import sweep
+
+    workers = None if args.scheduler else args.workers
+    limit = (_parse_bytes(args.memory_limit) if args.memory_limit
+             else memory_limit() // max(workers or 1, 1))
+    points = table_points(args.only)
+    by_label = {inst.label: inst for inst in INSTANCES}
+    print(f"lpgame on Tablas 5.1–5.3 as one sweep ({len(points)} instances, "
+          + (f"scheduler {args.scheduler}" if args.scheduler else f"{workers} local Dask workers")
+          + f"); per instance: {args.max_seconds:g} s time limit, lpgame memory limit {gib(limit)}, "
+          "one child process each", flush=True)
+    wall = time.perf_counter()
+    result = sweep(points=points, exact=args.exact, task_time_limit=args.max_seconds,
+                   task_memory=limit, workers=workers, scheduler=args.scheduler, out=args.out,
+                   resume=args.resume, progress=True)
+    wall = time.perf_counter() - wall
+    header = (f"{'instance':<15} {'nodes':>11} {'thesis N':>13} {'game s':>7} "
               f"{'solver s':>8} {'total s':>8} {'peak MiB':>8} {'LP rows×cols':>19} {'nnz':>10} "
               f"{'value':>12} {'thesis u':>8} {'NashConv/range':>14}  status")
     print(header)
     print("-" * len(header))
     notes, oracle_notes, exact_notes = [], [], []
-    for inst in chosen:
-        child = run_isolated("benchmarks.bench_tables:solve_instance",
-                             {"game": inst.game, "params": inst.params,
-                              "max_seconds": args.max_seconds, "algorithm": inst.algorithm,
-                              "exact": args.exact},
-                             timeout=1.5 * args.max_seconds + 60, memory_cap=cap,
-                             env={"LPGAME_MEMORY_LIMIT": str(limit)})
-        d = child.data
-        size = d.get("size") or {}
-        rel = (d["nash_conv"] / d["payoff_range"]) if "nash_conv" in d else None
-        status = _status(child)
-        lp = f"{size['rows']}×{size['cols']}" if size else "—"
-        print(f"{inst.label:<15} {_fmt(d.get('nodes'), ',d'):>11} {inst.thesis_nodes:>13,d} "
-              f"{_fmt(d.get('leaf_seconds') or None, '.2f'):>7} "
-              f"{_fmt(d.get('game_seconds'), '.2f'):>7} {_fmt(d.get('highs_seconds'), '.2f'):>8} "
-              f"{_fmt(d.get('total_seconds', child.wall_seconds), '.2f'):>8} "
-              f"{child.peak_rss_bytes / 2**20:>8.0f} {lp:>19} {_fmt(size.get('nnz'), ',d'):>10} "
-              f"{_fmt(d.get('value'), '.7f'):>12} {inst.thesis_value:>8.4f} {_fmt(rel, '.1e'):>14}"
-              f"  {status}", flush=True)
-        if status != "solved":
-            notes.append(f"{inst.label}: {child.error}")
-        if "exact_value" in d:
-            exact_notes.append(f"{inst.label}: value {d['exact_value']}, exact NashConv "
-                               f"{d['exact_nash_conv']}")
-        oracle = d.get("double_oracle")
+    for row in result.rows:
+        inst = by_label[row["point"]]
+        rel = (row["nash_conv"] / row["payoff_range"]
+               if row.get("nash_conv") is not None and row.get("payoff_range") else None)
+        lp = f"{row['rows']}×{row['cols']}" if row.get("rows") is not None else "—"
+        print(f"{inst.label:<15} {_fmt(row.get('nodes'), ',d'):>11} {inst.thesis_nodes:>13,d} "
+              f"{_fmt(row.get('build_seconds'), '.2f'):>7} {_fmt(row.get('solve_seconds'), '.2f'):>8} "
+              f"{_fmt(row.get('seconds'), '.2f'):>8} {_fmt(row.get('peak_mib'), '.0f'):>8} {lp:>19} "
+              f"{_fmt(row.get('nnz'), ',d'):>10} {_fmt(row.get('value'), '.7f'):>12} "
+              f"{inst.thesis_value:>8.4f} {_fmt(rel, '.1e'):>14}  {row['status']}", flush=True)
+        if row["status"] != "solved":
+            notes.append(f"{inst.label}: {row['error']}")
+        if row.get("value_exact") is not None:
+            exact_notes.append(f"{inst.label}: value {row['value_exact']}, exact NashConv "
+                               f"{row['nash_conv_exact']}")
+        oracle = json.loads(row["extra"]).get("double_oracle") if row.get("extra") else None
         if oracle:
             (k1, k2), (n1, n2) = oracle["kept_sequences"], oracle["sequences"]
             oracle_notes.append(f"{inst.label}: {oracle['rounds']} rounds; the last restricted game "
@@ -257,7 +228,12 @@ def main(argv: list[str] | None = None) -> None:
         print("\nNot solved:")
         for note in notes:
             print(f"  {note}")
-
+    print(f"\nsweep wall clock: {wall:.1f} s (cluster start, one child process per instance)")
+    if args.compare_sequential:
+        solved = [p for p, r in zip(points, result.rows) if r["status"] == "solved"]
+        sequential = solve_one_after_another(solved, exact=args.exact)
+        print(f"the {len(solved)} solved instances one after another in one process: "
+              f"{sequential:.1f} s; sweep / sequential = {wall / sequential:.2f}")
 
 if __name__ == "__main__":
     main()

@@ -1,156 +1,30 @@
-"""Run one benchmark case in its own process, with a wall-clock limit and a memory cap.
+"""Run one benchmark case in its own child process: lpgame's child-process runner, from the benchmarks.
 
-Every benchmark row runs in a fresh child process so that
-
-* its peak memory is its own: the parent reaps the child with :func:`os.wait4`, whose resource usage
-  (``ru_maxrss``, the peak resident set in KiB on Linux) belongs to that child alone;
-* a crash, a ``MemoryError`` or a hang ends that row only: the parent kills the child (by its process
-  id) when it runs past ``timeout`` seconds and reports "did not finish in ... s";
-* a memory cap can be put in force: the child sets ``RLIMIT_AS`` (address space) on itself before
-  importing anything, so an allocation beyond the cap raises ``MemoryError`` (reported as
-  "out of memory") instead of pushing the shared machine into swap or the OOM killer.
-
-The case is a function ``module:function`` returning a JSON-serialisable dict; the child writes
-``{"ok": true, "data": ...}`` or ``{"ok": false, "error": ..., "kind": ...}`` to a result file.
-A case may call :func:`note_progress` with what it has measured so far (e.g. the seconds a file took to
-read); when the child is killed or dies, those figures come back in :attr:`ChildResult.data`.
-
-Child command line (used by :func:`run_isolated`)::
-
-    python -m benchmarks.isolated MODULE:FUNCTION KWARGS_JSON RESULT_PATH MEMORY_CAP_BYTES
+The runner itself is :mod:`lpgame.sweep.isolation` (wall-clock limit, address-space cap, the child's
+own peak memory from :func:`os.wait4`, figures noted before a kill); a sweep runs every point through
+it on Dask workers (:mod:`lpgame.sweep`), and ``benchmarks/bench_tables.py`` is such a sweep. The
+other benchmarks still run their rows one after another through :func:`run_isolated`, from the
+repository root so that their ``benchmarks.*`` targets import.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
 import sys
-import tempfile
-import time
-import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+if str(REPOSITORY) not in sys.path:
+    sys.path.insert(0, str(REPOSITORY))
 
+from lpgame.sweep.isolation import ChildResult, gib, note_progress  # noqa: E402
+from lpgame.sweep.isolation import run_isolated as _run_isolated  # noqa: E402
 
-@dataclass
-class ChildResult:
-    """What came back from one isolated case.
-
-    ``status``: ``"ok"``, ``"error"`` (the case raised; ``kind`` is the exception class name),
-    ``"out of memory"`` (``MemoryError`` under the cap), ``"timeout"`` (killed at the wall-clock
-    limit) or ``"crashed"`` (the child died without a result: a signal or an exit code).
-    """
-
-    status: str
-    data: dict = field(default_factory=dict)
-    error: str = ""
-    kind: str = ""
-    wall_seconds: float = 0.0
-    peak_rss_bytes: int = 0
-
-
-def gib(n: float) -> str:
-    """Bytes as a short human-readable string."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{int(n)} B"
-
-
-def note_progress(**figures) -> None:
-    """In a child: record figures measured so far (merged with earlier ones); a no-op elsewhere."""
-    path = os.environ.get("LPGAME_BENCH_PROGRESS")
-    if not path:
-        return
-    progress = Path(path)
-    data = json.loads(progress.read_text()) if progress.exists() else {}
-    data.update(figures)
-    progress.write_text(json.dumps(data, default=float))
+__all__ = ["ChildResult", "gib", "note_progress", "run_isolated", "REPOSITORY"]
 
 
 def run_isolated(target: str, kwargs: dict | None = None, timeout: float = 600.0,
                  memory_cap: int | None = None, env: dict | None = None) -> ChildResult:
-    """Run ``target`` (``"module:function"``) with ``kwargs`` in a child process (module docstring).
-
-    ``timeout``: seconds of wall clock before the child is killed; ``memory_cap``: bytes of address
-    space (``RLIMIT_AS``) for the child, or None for no cap; ``env``: extra environment variables.
-    """
-    with tempfile.TemporaryDirectory(prefix="lpgame-bench-") as tmp:
-        result_path = Path(tmp) / "result.json"
-        stderr_path = Path(tmp) / "stderr.txt"
-        progress_path = Path(tmp) / "progress.json"
-        command = [sys.executable, "-m", "benchmarks.isolated", target, json.dumps(kwargs or {}),
-                   str(result_path), str(int(memory_cap or 0))]
-        child_env = dict(os.environ)
-        child_env.update(env or {})
-        child_env["LPGAME_BENCH_PROGRESS"] = str(progress_path)
-        child_env["PYTHONPATH"] = os.pathsep.join(
-            [str(REPOSITORY)] + ([child_env["PYTHONPATH"]] if child_env.get("PYTHONPATH") else []))
-        start = time.perf_counter()
-        with open(stderr_path, "wb") as err:
-            child = subprocess.Popen(command, cwd=REPOSITORY, stdout=subprocess.DEVNULL,
-                                     stderr=err, env=child_env)
-            timed_out = False
-            pause = 0.01
-            while True:
-                pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-                if pid == child.pid:
-                    break
-                if time.perf_counter() - start > timeout:
-                    os.kill(child.pid, signal.SIGKILL)   # our own child, by its id
-                    pid, status, usage = os.wait4(child.pid, 0)
-                    timed_out = True
-                    break
-                time.sleep(pause)
-                pause = min(pause * 1.5, 0.5)
-            child.returncode = os.waitstatus_to_exitcode(status)   # reaped here, not by Popen
-        wall = time.perf_counter() - start
-        peak = int(usage.ru_maxrss) * 1024
-        progress = json.loads(progress_path.read_text()) if progress_path.exists() else {}
-        if timed_out:
-            return ChildResult("timeout", data=progress, error=f"did not finish in {timeout:g} s",
-                               wall_seconds=wall, peak_rss_bytes=peak)
-        if result_path.exists():
-            out = json.loads(result_path.read_text())
-            if out["ok"]:
-                return ChildResult("ok", data=out["data"], wall_seconds=wall, peak_rss_bytes=peak)
-            status_text = "out of memory" if out["kind"] == "MemoryError" else "error"
-            return ChildResult(status_text, data={**progress, **out.get("data", {})},
-                               error=out["error"],
-                               kind=out["kind"], wall_seconds=wall, peak_rss_bytes=peak)
-        tail = stderr_path.read_text(errors="replace").strip().splitlines()[-3:]
-        code = child.returncode
-        how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-        return ChildResult("crashed", data=progress, error=f"{how}: {' | '.join(tail)}"[:400],
-                           wall_seconds=wall, peak_rss_bytes=peak)
-
-
-def _child_main(argv: list[str]) -> None:
-    target, kwargs_json, result_path, memory_cap = argv
-    cap = int(memory_cap)
-    if cap > 0:
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    result: dict
-    try:
-        module_name, function_name = target.split(":")
-        import importlib
-        function = getattr(importlib.import_module(module_name), function_name)
-        result = {"ok": True, "data": function(**json.loads(kwargs_json))}
-    except Exception as exc:   # reported as this row's status, whatever it is
-        if type(exc) is MemoryError:   # not lpgame's ModelTooLargeError, a MemoryError subclass
-            result = {"ok": False, "kind": "MemoryError",
-                      "error": f"MemoryError under the address-space cap of {gib(cap)}"}
-        else:
-            result = {"ok": False, "kind": type(exc).__name__, "error": str(exc)[:2000],
-                      "data": getattr(exc, "benchmark_data", {}),
-                      "traceback": traceback.format_exc()[-2000:]}
-    Path(result_path).write_text(json.dumps(result, default=float))
-
-
-if __name__ == "__main__":
-    _child_main(sys.argv[1:])
+    """Run ``target`` (``"module:function"``) with ``kwargs`` in a child process started in the
+    repository root (see :func:`lpgame.sweep.isolation.run_isolated`)."""
+    return _run_isolated(target, kwargs, timeout=timeout, memory_cap=memory_cap, env=env,
+                         cwd=REPOSITORY)

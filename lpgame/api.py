@@ -17,16 +17,15 @@ Fraction(0, 1)
 
 from __future__ import annotations
 
-import importlib
+import math
 import os
-import pkgutil
 import time
 from collections.abc import Sequence
 
 from lpgame import registry
-from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
+from lpgame.analysis.exploitability import Evaluation, evaluate_strategies
 from lpgame.compile import as_game, compile_game, load_game
-from lpgame.errors import LpgameError, OptionError
+from lpgame.errors import LpgameError, OptionError, UnknownSolverError
 from lpgame.game import NormalFormGame
 from lpgame.registry import GameInfo
 from lpgame.result import SolveResult
@@ -35,21 +34,9 @@ from lpgame.sequence_form import SequenceForm
 ABSTRACTIONS = ("gameshrink",)
 BACKENDS = ("highs", "pyomo", "cvxpy")
 
-_loaded = False
-
-
 def load_concepts() -> None:
     """Import every module of :mod:`lpgame.equilibria` once; each registers its concepts."""
-    global _loaded
-    if _loaded:
-        return
-    import lpgame.equilibria as package
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{module.name}")
-    _loaded = True
-
-
-registry.add_loader(load_concepts)
+    registry.load_builtin_concepts()
 
 
 def concepts() -> list[registry.Concept]:
@@ -65,8 +52,10 @@ def game_info(game) -> GameInfo:
                         and game.to_extensive().is_constant_sum(tol=1e-9 * _range(game)),
                         normal_form=True)
     sf_game = game.game if isinstance(game, SequenceForm) else as_game(game)
+    spread = sf_game.payoff_range()
+    # beyond floats (exact payoffs such as 10**400) the sums are compared exactly
     zero_sum = sf_game.num_players == 2 and sf_game.is_constant_sum(
-        tol=1e-9 * sf_game.payoff_range())
+        tol=1e-9 * spread if math.isfinite(spread) else 0.0)
     return GameInfo(sf_game.name, sf_game.num_players, bool(zero_sum))
 
 
@@ -114,7 +103,7 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
     if not isinstance(exact, bool):
         raise OptionError(f"exact must be True or False; got {exact!r}")
     if backend not in BACKENDS:
-        raise OptionError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        raise UnknownSolverError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     solver_options = _solver_options(options)
     if abstraction is not None:
         return _solve_abstracted(game, concept, exact, backend, abstraction, options,
@@ -169,20 +158,21 @@ def _solver_options(options: dict) -> dict:
             out[key] = options.pop(key)
     if "time_limit" in out and out["time_limit"] is not None:
         t = out["time_limit"]
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0 or t != t:
-            raise OptionError(f"time_limit must be a positive number of seconds; got {t!r}")
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0 or t != t:
+            raise OptionError(f"time_limit must be a non-negative number of seconds; got "
+                              f"{registry.show_value(t)}")
     if "threads" in out and out["threads"] is not None:
         t = out["threads"]
         cores = os.cpu_count() or 1
         if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 4 * cores:
             raise OptionError(f"threads must be an integer from 1 to {4 * cores} (this machine has "
-                              f"{cores} cores); got {t!r}")
+                              f"{cores} cores); got {registry.show_value(t)}")
     if "solver" in out and out["solver"] is not None:
         from lpgame.lp.highs_backend import SOLVERS
         choices = (*SOLVERS, "clarabel")
         if out["solver"] not in choices:
-            raise OptionError(f"unknown solver {out['solver']!r}; choose one of "
-                              f"{', '.join(choices)}")
+            raise UnknownSolverError(f"unknown HiGHS solver {out['solver']!r}; choose one of "
+                                     f"{', '.join(choices)}")
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -200,13 +190,7 @@ def evaluate(game, strategies: Sequence, exact: bool = False) -> Evaluation:
     if not isinstance(strategies, (list, tuple)) or len(strategies) != sf.num_players:
         got = len(strategies) if isinstance(strategies, (list, tuple)) else type(strategies).__name__
         raise LpgameError(f"{sf.game.name} has {sf.num_players} players; got {got} strategies")
-    if exact:
-        behaviours = [sf.behaviour_from_dict_exact(i, s) for i, s in enumerate(strategies)]
-        plans = [sf.plan_from_behaviour_exact(i, b) for i, b in enumerate(behaviours)]
-        return evaluate_plans_exact(sf, plans)
-    behaviours = [sf.behaviour_from_dict(i, s) for i, s in enumerate(strategies)]
-    plans = [sf.plan_from_behaviour(i, b) for i, b in enumerate(behaviours)]
-    return evaluate_plans(sf, plans)
+    return evaluate_strategies(sf, strategies, exact=exact)
 
 
 __all__ = ["solve", "evaluate", "compile_game", "as_game", "concepts", "load_concepts",

@@ -232,11 +232,11 @@ def cmd_concepts(args) -> int:
 
 def cmd_evaluate(args) -> int:
     import lpgame
-    from lpgame.io.json_io import read_json, strategies_from_json
+    from lpgame.io.strategy_files import load_strategies
 
     progress = Progress(args.quiet)
     game = _load(args.name, args.params, progress)
-    strategies = strategies_from_json(read_json(args.strategy))
+    strategies = load_strategies(args.strategy, game)
     progress("computing best responses")
     ev = lpgame.evaluate(game, strategies, exact=args.exact)
     obj = ev.to_dict()
@@ -247,6 +247,7 @@ def cmd_evaluate(args) -> int:
     lines.append(f"  nash_conv (sum of gains) = {obj['nash_conv']}")
     lines.append(f"  exploitability (nash_conv / {game.num_players}, OpenSpiel's) = "
                  f"{obj['exploitability']}")
+    lines.extend(f"  note: {n}" for n in getattr(ev, "notes", []) or [])
     _emit(obj, args.json, "\n".join(lines))
     return 0
 
@@ -322,8 +323,8 @@ def cmd_export(args) -> int:
         _write_lp_file(lp, args.mps)
         written.append(args.mps)
     if args.latex:
-        from pathlib import Path
-        Path(args.latex).write_text(lp.to_latex(rows=lp.num_rows <= 200) + "\n", encoding="utf-8")
+        from lpgame.io.safe_files import write_text_atomic
+        write_text_atomic(args.latex, lp.to_latex(rows=lp.num_rows <= 200) + "\n")
         written.append(args.latex)
     obj = {"game": game.name, "files": written, "size": lp.size()}
     _emit(obj, args.json, lp.describe() + "\nwritten: " + ", ".join(written))
@@ -332,18 +333,18 @@ def cmd_export(args) -> int:
 
 def cmd_draw(args) -> int:
     import lpgame
-    from lpgame.draw import check_drawable, draw_strategy_heatmap, draw_tree
+    from lpgame.draw import check_drawable, draw_strategy_heatmap, draw_tree, equilibrium_title
 
     progress = Progress(args.quiet)
     game = _load(args.name, args.params, progress)
-    check_drawable(game)     # before solving: a compiled or huge game is refused at once
+    check_drawable(game, solve=not args.no_solve)   # before solving: refused at once, with the fix
     strategies = unreached = None
     title = game.name
     if not args.no_solve:
         progress("solving for the equilibrium to draw")
         result = lpgame.solve(game, exact=args.exact)
         strategies, unreached = result.strategies, result.unreached
-        title = f"{game.name}: equilibrium, value {result.value}"
+        title = equilibrium_title(game.name, result.value)
     draw_tree(game, strategies, args.out, title=title, unreached=unreached)
     written = [args.out]
     if args.heatmap and strategies is not None:
@@ -369,8 +370,8 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    if not value >= 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative number of seconds")
     return value
 
 
@@ -491,10 +492,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exact", action="store_true", help="label edges with exact probabilities")
     p.add_argument("--no-solve", action="store_true", help="draw the tree only")
     p.add_argument("--heatmap", action="store_true", help="also a strategy heat map per player")
+    from lpgame.sweep.command import add_sweep_parser
+    add_sweep_parser(sub)
     return parser
 
 
-COMMANDS = {"concepts": cmd_concepts, "games": cmd_games, "info": cmd_info, "solve": cmd_solve,
+def cmd_sweep(args) -> int:
+    """``lpgame sweep``: families of games or piles of strategy files on Dask (lpgame.sweep)."""
+    from lpgame.sweep.command import run_sweep_command
+    return run_sweep_command(args)
+
+
+COMMANDS = {"sweep": cmd_sweep, "concepts": cmd_concepts, "games": cmd_games, "info": cmd_info,
+            "solve": cmd_solve,
             "evaluate": cmd_evaluate, "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify,
             "cfr": cmd_cfr}
 
@@ -527,17 +537,11 @@ def _check_output_paths(args, *attributes: str) -> None:
 
 def _check_picture_format(flag: str, path: str) -> None:
     """Refuse a picture file whose format matplotlib cannot write (by its suffix)."""
-    from pathlib import Path
-    suffix = Path(path).suffix.lower().lstrip(".")
+    from lpgame.draw import check_picture_path
     try:
-        from matplotlib.backend_bases import FigureCanvasBase
-    except ImportError:
-        raise LpgameError(f"{flag} {path}: pictures need matplotlib (pip install matplotlib)"
-                          ) from None
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if suffix not in formats:
-        raise LpgameError(f"{flag} {path}: unknown picture format {suffix or '(no suffix)'!r}; use "
-                          f"one of {', '.join(sorted(formats))}")
+        check_picture_path(path)
+    except LpgameError as exc:
+        raise LpgameError(f"{flag} {exc}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

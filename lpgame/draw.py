@@ -7,6 +7,18 @@ labelled with the set's name, and writes on every edge its action and, when stra
 the probability the strategy (or chance) puts on it. :func:`draw_strategy_heatmap` shows one
 player's behavioural strategy as an information set × action table. Both use matplotlib (the
 ``notebooks`` extra) and refuse trees too large to read (:class:`~lpgame.errors.LpgameError`).
+
+Layout of the labels: an edge's action (and probability) sits at :data:`EDGE_LABEL_POSITION` of
+the way from parent to child, where siblings are farther apart than at the middle, and the figure
+is made wide enough that on every level the estimated text widths of neighbouring labels
+(:data:`CHARACTER_WIDTH` of the font size per character) fit between their anchors; the tests
+measure the drawn boxes with matplotlib's renderer. Titles print values as short fractions
+(``-1/18``) or four decimals (``-0.0556``), never a float's full repr (:func:`format_value`).
+
+Refusals name the fix (issue 19): a compiled game is drawn with ``structured=False``; a game
+without a two-player zero-sum equilibrium to show is drawn with ``--no-solve`` (Python:
+``draw_tree(game)`` without strategies); an unknown picture format is refused by
+:func:`check_picture_path` before anything is solved.
 """
 
 from __future__ import annotations
@@ -14,11 +26,18 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-from lpgame.errors import LpgameError
+from lpgame.errors import ConceptMismatchError, LpgameError, OptionError
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
 
 MAX_DRAWN_NODES = 400
 PLAYER_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
+EDGE_LABEL_POSITION = 0.65
+EDGE_FONT_SIZE = 7
+CHARACTER_WIDTH = 0.62          # average glyph width / font size of matplotlib's default font
+LABEL_GAP_POINTS = 4.0
+LEVEL_HEIGHT_INCHES = 1.6
+PICTURE_FORMATS = ("png", "svg", "pdf", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp", "svgz",
+                   "pgf", "raw", "rgba")
 
 
 def _pyplot():
@@ -36,6 +55,39 @@ def _fmt(p) -> str:
         return str(p)
     p = float(p)
     return f"{p:.3g}"
+
+
+def format_value(value) -> str:
+    """A value for a title: a Fraction of at most 12 characters as it is (``-1/18``), anything
+    else with four decimals (``-0.0556``), or 4 significant digits when very large or small."""
+    if isinstance(value, Fraction) and len(str(value)) <= 12:
+        return str(value)
+    number = float(value)
+    if number == 0:
+        return "0"
+    if 1e-4 <= abs(number) < 1e4:
+        return f"{number:.4f}".rstrip("0").rstrip(".")
+    return f"{number:.4g}"
+
+
+def equilibrium_title(name: str, value) -> str:
+    """``"kuhn_poker: equilibrium, value -1/18"`` (see :func:`format_value`)."""
+    return f"{name}: equilibrium, value {format_value(value)}"
+
+
+def check_picture_path(path: str | Path) -> None:
+    """Refuse (:class:`~lpgame.errors.OptionError`) a picture path whose extension matplotlib
+    cannot write, before anything is solved."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+        formats = tuple(sorted(FigureCanvasBase.get_supported_filetypes()))
+    except ImportError:  # pragma: no cover - optional extra; drawing itself will say so
+        formats = PICTURE_FORMATS
+    if suffix not in formats:
+        shown = f".{suffix}" if suffix else "no extension"
+        raise OptionError(f"picture {path}: unknown picture format ({shown}); use one of "
+                          + ", ".join(formats))
 
 
 def tree_layout(game: Game) -> dict:
@@ -58,28 +110,74 @@ def tree_layout(game: Game) -> dict:
     return pos
 
 
-def check_drawable(game) -> None:
+def check_drawable(game, solve: bool = False) -> None:
     """Raise :class:`~lpgame.errors.LpgameError` unless ``game`` is an explicit tree small enough to
-    read as a picture (at most ``MAX_DRAWN_NODES`` nodes)."""
+    read as a picture (at most ``MAX_DRAWN_NODES`` nodes); with ``solve=True`` also
+    :class:`~lpgame.errors.ConceptMismatchError` unless it is a two-player zero-sum game, whose
+    equilibrium the picture would show. Each message names the fix."""
+    name = getattr(game, "name", type(game).__name__)
     if not isinstance(game, Game):
-        raise LpgameError(f"drawing needs an explicit game tree (a Game); {game.name} is compiled "
-                          "from its signal form and has no tree to draw")
+        raise LpgameError(f"drawing needs an explicit game tree; {name} is compiled (from its "
+                          "signal form or rules) and has no tree to draw: build it with "
+                          "structured=False (command line: add structured=false after the game "
+                          "name, e.g. lpgame draw one_card_poker N=3 structured=false)")
     n = game.graph.number_of_nodes()
     if n > MAX_DRAWN_NODES:
-        raise LpgameError(f"{game.name} has {n} nodes; trees over {MAX_DRAWN_NODES} nodes are not "
-                          "readable as a picture")
+        raise LpgameError(f"{name} has {n} nodes; trees over {MAX_DRAWN_NODES} nodes are not "
+                          "readable as a picture (draw a smaller instance)")
+    if solve and not _two_player_zero_sum(game):
+        raise ConceptMismatchError(
+            f"drawing solves for a two-player zero-sum equilibrium, and {name} is "
+            f"{'a ' + str(game.num_players) + '-player' if game.num_players != 2 else 'a general-sum'}"
+            " game: draw its tree alone with --no-solve (Python: draw_tree(game)), or pass the "
+            "strategies of another concept to draw_tree")
+
+
+def _two_player_zero_sum(game: Game) -> bool:
+    if game.num_players != 2:
+        return False
+    return bool(game.is_constant_sum(tol=1e-9 * max(game.payoff_range(), 1.0)))
+
+
+def _edge_label_point(parent: tuple, child: tuple) -> tuple[float, float]:
+    (x0, y0), (x1, y1) = parent, child
+    t = EDGE_LABEL_POSITION
+    return x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+
+
+def _text_width_points(text: str, size: float = EDGE_FONT_SIZE) -> float:
+    return max(len(line) for line in text.split("\n")) * size * CHARACTER_WIDTH + 2 * 0.15 * size
+
+
+def _inches_per_unit(labels: list[tuple[float, float, str]]) -> float:
+    """The horizontal scale (inches per layout unit) at which neighbouring edge labels on one
+    level do not overlap: for anchors at x_a < x_b with widths w_a, w_b (points),
+    (x_b − x_a)·scale·72 ≥ (w_a + w_b)/2 + gap."""
+    by_level: dict[float, list[tuple[float, float]]] = {}
+    for x, y, text in labels:
+        by_level.setdefault(round(y, 6), []).append((x, _text_width_points(text)))
+    needed = 0.0
+    for row in by_level.values():
+        row.sort()
+        for (xa, wa), (xb, wb) in zip(row, row[1:]):
+            if xb - xa > 1e-9:
+                needed = max(needed, ((wa + wb) / 2 + LABEL_GAP_POINTS) / 72.0 / (xb - xa))
+    return needed
 
 
 def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path | None = None,
               title: str | None = None, width: float | None = None,
-              unreached: list[list[str]] | None = None):
+              unreached: list[list[str]] | None = None, value=None):
     """Draw ``game`` (and ``strategies``' probabilities) to ``path`` (PNG/SVG/PDF) or return the figure.
 
     ``unreached[i]`` lists player i's information sets that the profile never reaches (as in
     :attr:`lpgame.result.Result.unreached`): their probabilities are arbitrary, so they are drawn in
-    grey and the set's name says "unreached".
+    grey and the set's name says "unreached". Without a ``title``, the title is the game's name,
+    with the equilibrium ``value`` when given (:func:`equilibrium_title`).
     """
     check_drawable(game)
+    if path is not None:
+        check_picture_path(path)
     plt = _pyplot()
     from matplotlib.patches import PathPatch
     from matplotlib.path import Path
@@ -87,10 +185,8 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
     num_leaves = sum(1 for v in graph if graph.out_degree(v) == 0)
     depth = -min(y for _, y in pos.values())
     unreached_sets = {(i, label) for i, labels in enumerate(unreached or []) for label in labels}
-    fig, ax = plt.subplots(figsize=(width or max(8.0, 0.55 * num_leaves), 1.6 * depth + 2))
+    edge_labels = []
     for u, v, data in graph.edges(data=True):
-        (x0, y0), (x1, y1) = pos[u], pos[v]
-        ax.plot([x0, x1], [y0, y1], color="#888888", lw=1, zorder=1)
         kind = graph.nodes[u]["kind"]
         text = data["action"]
         ink = "black"
@@ -103,9 +199,19 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
                 text += f"\n{_fmt(prob)}"
             if (node["player"], node["infoset"]) in unreached_sets:
                 ink = "#999999"
-        ax.text((x0 + x1) / 2, (y0 + y1) / 2, text, fontsize=7, ha="center", va="center", color=ink,
+        edge_labels.append((u, v, text, ink))
+    anchors = [(*_edge_label_point(pos[u], pos[v]), text) for u, v, text, _ in edge_labels]
+    span = max(x for x, _ in pos.values()) - min(x for x, _ in pos.values()) + 1.0
+    fit = _inches_per_unit(anchors) * span + 1.0
+    fig, ax = plt.subplots(figsize=(width or max(8.0, 0.55 * num_leaves, fit),
+                                    LEVEL_HEIGHT_INCHES * depth + 2))
+    ax.set_xlim(min(x for x, _ in pos.values()) - 0.5, max(x for x, _ in pos.values()) + 0.5)
+    for (u, v, text, ink), (lx, ly, _) in zip(edge_labels, anchors):
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        ax.plot([x0, x1], [y0, y1], color="#888888", lw=1, zorder=1)
+        ax.text(lx, ly, text, fontsize=EDGE_FONT_SIZE, ha="center", va="center", color=ink,
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
-                zorder=3)
+                zorder=3, gid="edge-label")
     members: dict[tuple[int, str], list] = {}
     for v, data in graph.nodes(data=True):
         x, y = pos[v]
@@ -139,7 +245,7 @@ def draw_tree(game: Game, strategies: list[dict] | None = None, path: str | Path
     handles.append(plt.Line2D([], [], marker="o", ls="", color="white", markeredgecolor="black",
                               label="chance"))
     ax.legend(handles=handles, loc="upper right", fontsize=8)
-    ax.set_title(title or game.name)
+    ax.set_title(title or (equilibrium_title(game.name, value) if value is not None else game.name))
     ax.axis("off")
     return _finish(plt, fig, path)
 
@@ -149,7 +255,9 @@ def _finish(plt, fig, path):
     fig.tight_layout()
     if path is None:
         return fig
-    fig.savefig(path, dpi=130)
+    from lpgame.io.safe_files import atomic_path
+    with atomic_path(path) as temp:      # the previous picture stays whole if this is interrupted
+        fig.savefig(temp, dpi=130)
     plt.close(fig)
     return None
 

@@ -83,3 +83,7 @@ class OptionError(LpgameError, ValueError):
 
 class ConceptMismatchError(InvalidGameError):
     """The game does not fit the solution concept; the message names the concepts that do fit."""
+
+
+class UnknownSolverError(OptionError, SolverError):
+    """An unknown backend or solver name: an option error, and a solver error as before."""

@@ -56,10 +56,18 @@ def memory_limit(limit: int | None = None) -> int:
 
 
 def _gib(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    if n >= 1 << 60:
+        return f"{n / (1 << 60):.3g} EiB" if n < 1 << 70 else f"2^{n.bit_length() - 1} bytes or more"
+    for unit, size in (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20),
+                       ("KiB", 1 << 10)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
+
+
+def _bytes(n: int) -> str:
+    """A byte count in digits, or as a power of two when it is too long to read."""
+    return str(n) if n < 10 ** 18 else f"about 2^{n.bit_length() - 1}"
 
 
 def check_prediction(what: str, predicted: int, limit: int | None = None) -> None:
@@ -68,7 +76,7 @@ def check_prediction(what: str, predicted: int, limit: int | None = None) -> Non
     if predicted > allowed:
         raise ModelTooLargeError(
             f"{what} would need about {_gib(predicted)}, more than the limit of {_gib(allowed)} "
-            f"({predicted} > {allowed} bytes); raise LPGAME_MEMORY_LIMIT or use a smaller "
+            f"({_bytes(predicted)} > {allowed} bytes); raise LPGAME_MEMORY_LIMIT or use a smaller "
             "or structured model")
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -42,6 +43,48 @@ def to_fraction(value) -> Fraction:
     if isinstance(value, (float, np.floating)):
         return Fraction(repr(float(value)))
     return Fraction(value)
+
+
+def float_or_infinity(value) -> float:
+    """``float(value)``, or ±inf for an exact number beyond the double range (e.g. 10**400), where
+    ``float`` raises OverflowError: the float view of a payoff that only exact mode can use."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def integer_from_text(text: str) -> int:
+    """The integer written in decimal digits ``text`` (sign allowed), however many digits.
+
+    ``int(text)`` refuses more than 4,300 digits (``sys.get_int_max_str_digits``, a guard against
+    quadratic conversion); :class:`decimal.Decimal` converts without that limit.
+    """
+    return int(Decimal(text))
+
+
+def integer_text(value: int) -> str:
+    """Decimal digits of an integer, however many (``str`` refuses more than 4,300 digits)."""
+    try:
+        return str(value)
+    except ValueError:
+        return str(Decimal(value))
+
+
+def fraction_text(value: Fraction) -> str:
+    """"p/q", or "p" for an integer, without the 4,300-digit limit of ``str``."""
+    if value.denominator == 1:
+        return integer_text(value.numerator)
+    return f"{integer_text(value.numerator)}/{integer_text(value.denominator)}"
+
+
+def short_text(value, width: int = 60) -> str:
+    """An exact number for a message: "p/q" in full up to ``width`` characters, else its leading
+    digits and its length (a 5,000-digit payoff does not flood an error message)."""
+    text = fraction_text(value) if isinstance(value, Fraction) else str(value)
+    if len(text) <= width:
+        return text
+    return f"{text[:width // 2]}…({len(text)} characters)"
 
 
 def common_denominator(values: Iterable) -> tuple[np.ndarray, int]:

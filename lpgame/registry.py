@@ -67,7 +67,8 @@ _CLASS_WORDS = {"zero_sum": "two-player zero-sum", "general_sum": "two-player (g
                 "team": "a team against an opponent"}
 
 #: Options every concept takes; handled by :func:`lpgame.solve` and passed on to the backend.
-SOLVER_OPTIONS = ("solver", "time_limit", "threads", "highs_options", "presolve", "tolerance")
+SOLVER_OPTIONS = ("solver", "time_limit", "threads", "highs_options", "presolve", "tolerance",
+                  "memory_limit", "crossover", "clarabel_options", "verbose")
 
 
 @dataclass(frozen=True)
@@ -101,29 +102,29 @@ class Option:
             return None
         where = f"option {self.name!r} of concept {concept!r}"
         if self.choices is not None and value not in self.choices:
-            raise OptionError(f"{where} must be one of {', '.join(map(str, self.choices))}; "
-                              f"got {value!r}")
+            raise OptionError(f"unknown {self.name} {show_value(value)} for concept {concept!r}; choose one "
+                              f"of {', '.join(map(str, self.choices))}")
         if self.type is bool:
             if isinstance(value, bool):
                 return value
-            raise OptionError(f"{where} must be True or False; got {value!r}")
+            raise OptionError(f"{where} must be True or False; got {show_value(value)}")
         if self.type is int:
             if isinstance(value, numbers.Integral) and not isinstance(value, bool):
                 return int(value)
-            raise OptionError(f"{where} must be an integer; got {value!r}")
+            raise OptionError(f"{where} must be an integer; got {show_value(value)}")
         if self.type is float:
             if isinstance(value, numbers.Real) and not isinstance(value, bool) \
                     and math.isfinite(float(value)):
                 return value
-            raise OptionError(f"{where} must be a finite number; got {value!r}")
+            raise OptionError(f"{where} must be a finite number; got {show_value(value)}")
         if self.type is str:
             if isinstance(value, str):
                 return value
-            raise OptionError(f"{where} must be a string; got {value!r}")
+            raise OptionError(f"{where} must be a string; got {show_value(value)}")
         if self.type is tuple:
             if isinstance(value, (tuple, list)):
                 return tuple(value)
-            raise OptionError(f"{where} must be a tuple; got {value!r}")
+            raise OptionError(f"{where} must be a tuple; got {show_value(value)}")
         return value
 
     def from_text(self, text: str, concept: str):
@@ -212,8 +213,10 @@ class GameInfo:
     normal_form: bool = False
 
     def describe(self) -> str:
-        kind = ("zero-sum" if self.zero_sum else "general-sum, not zero-sum") if self.players == 2 \
-            else f"{self.players}-player"
+        if self.players != 2:
+            kind = f"{self.players}-player"
+        else:
+            kind = "zero-sum" if self.zero_sum else "general-sum: not zero-sum or constant-sum"
         form = " normal-form" if self.normal_form else ""
         return f"{self.name} ({kind}{form} game)"
 
@@ -223,13 +226,34 @@ _LOADERS: list[Callable[[], None]] = []
 
 
 def add_loader(loader: Callable[[], None]) -> None:
-    """Run ``loader`` (once) before the registry is first read: :mod:`lpgame.api` adds the import
-    of the concept modules, so that lower layers (``analysis.verify``) can dispatch through the
-    registry without importing the layers above them."""
+    """Run ``loader`` (once) before the registry is next read: a plug-in package outside lpgame
+    can register its concepts lazily this way. The modules of :mod:`lpgame.equilibria` are always
+    loaded (:func:`load_builtin_concepts`), so lower layers (``analysis.verify``,
+    ``games.dudo``) can dispatch through the registry without importing the layers above them."""
     _LOADERS.append(loader)
 
 
+_BUILTIN_LOADED = False
+
+
+def load_builtin_concepts() -> None:
+    """Import every module of :mod:`lpgame.equilibria` once; each registers its concepts.
+
+    The package is found by name (plug-in discovery, as entry points would), so the registry
+    itself imports nothing above it."""
+    global _BUILTIN_LOADED
+    if _BUILTIN_LOADED:
+        return
+    _BUILTIN_LOADED = True
+    import importlib
+    import pkgutil
+    package = importlib.import_module("lpgame.equilibria")
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+
+
 def _load() -> None:
+    load_builtin_concepts()
     while _LOADERS:
         _LOADERS.pop(0)()
 
@@ -287,6 +311,14 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
         raise ConceptMismatchError(
             f"concept {name!r} does not apply to {info.describe()} (it takes {words}); concepts "
             f"that apply: {', '.join(fitting_names(info)) or 'none'}")
+    for key in sorted(given):     # an option that selects an entry this game does not fit
+        selecting = [c for c in named if any(r.split("=")[0] == key for r in c.requires)]
+        if selecting and not any(c.accepts(info) for c in selecting) \
+                and not any(c.option(key) is not None for c in fitting):
+            words = "; ".join(f"{c.variant}: {c.games_text()}" for c in selecting)
+            raise ConceptMismatchError(
+                f"{name} with option {key!r} does not apply to {info.describe()} (it takes "
+                f"{words}); concepts that apply: {', '.join(fitting_names(info)) or 'none'}")
     usable = [c for c in fitting if all(_required(r, options, given) for r in c.requires)]
     usable.sort(key=_specificity)
     for c in usable:
@@ -298,11 +330,16 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
         if best.option(key) is None:
             elsewhere = [c for c in named if c.option(key) is not None]
             if elsewhere:
-                where = "; ".join(f"{c.variant} ({c.games_text()})" for c in elsewhere)
-                raise OptionError(f"option {key!r} of concept {name!r} applies to {where}, not to "
-                                  f"{info.describe()}")
+                where = "; ".join(
+                    f"{c.variant} ({c.games_text()}"
+                    + (f"; selected by {', '.join(c.requires)}" if c.requires else "") + ")"
+                    for c in elsewhere)
+                raise OptionError(f"option {key!r} of concept {name!r} belongs to {where}; for "
+                                  f"{info.describe()} with these options the entry is "
+                                  f"{best.variant}")
             others = sorted({c.name for c in _REGISTRY.values() if c.option(key) is not None})
-            hint = f"; it is an option of {', '.join(others)}" if others else ""
+            hint = (f"; it is an option of {', '.join(f'concept {o!r}' for o in others)}"
+                    if others else "")
             known = sorted({o.name for c in fitting for o in c.options})
             raise OptionError(f"unknown option {key!r} for concept {name!r}{hint}; its options: "
                               f"{', '.join(known) or 'none'}")
@@ -325,6 +362,13 @@ def checked_options(concept: Concept, options: dict) -> dict:
         value = options.get(opt.name, opt.default)
         out[opt.name] = opt.check(value, concept.name) if value is not opt.default else value
     return out
+
+
+def show_value(value) -> str:
+    """A value for a message: numpy scalars as plain numbers, not ``np.float64(...)``."""
+    if hasattr(value, "item") and hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    return repr(value)
 
 
 def _required(requirement: str, options: dict, given: set) -> bool:

@@ -146,6 +146,10 @@ class SolveResult:
             raise StrategyError(f"a result must be a JSON object, got {type(data).__name__}")
         kind = data.get("kind") or ("correlated" if "objective_spec" in data else "profile")
         target = _KINDS.get(kind)
+        if target is None:      # kinds are registered by concept modules: load them first
+            from lpgame.registry import load_builtin_concepts
+            load_builtin_concepts()
+            target = _KINDS.get(kind)
         if target is None:
             raise StrategyError(f"unknown result kind {kind!r}; known: {', '.join(sorted(_KINDS))}")
         if cls is not SolveResult and not issubclass(target, cls):
@@ -154,7 +158,7 @@ class SolveResult:
 
     @classmethod
     def load(cls, path: str | Path) -> SolveResult:
-        return cls.from_dict(read_json(path))
+        return cls.from_dict(read_json(path, expect=dict, what="solve result"))
 
     @classmethod
     def _common(cls, data: dict) -> dict:
@@ -178,6 +182,10 @@ class SolveResult:
 
     def headline(self) -> str:
         return f"{self.game}: {self.concept}"
+
+    def value_label(self) -> str | None:
+        """What ``value`` is, for the report (None: no value line)."""
+        return "value for player 1"
 
 
 @dataclass(kw_only=True)
@@ -245,8 +253,9 @@ def render(result: SolveResult, player_names: list[str] | None = None, digits: i
     n = len(result.values) or len(getattr(result, "strategies", []) or [])
     names = player_names or [f"player {i + 1}" for i in range(n)]
     lines = [result.headline() + (" (exact rational arithmetic)" if result.exact else "")]
-    if result.value is not None:
-        lines.append(f"value for player 1: {format_number(result.value, digits)}")
+    label = result.value_label()
+    if result.value is not None and label:
+        lines.append(f"{label}: {format_number(result.value, digits)}")
     if len(result.values) > 1:
         lines.append("values: " + ", ".join(f"{name} {format_number(v, digits)}"
                                             for name, v in zip(names, result.values)))
@@ -264,7 +273,9 @@ def render(result: SolveResult, player_names: list[str] | None = None, digits: i
         lines.append(f"  {key} = {_text(value)}")
     s = result.size
     if s:
-        lines.append(f"LP: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros")
+        what = "MILP" if s.get("integers") else "LP"
+        lines.append(f"{what}: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros"
+                     + (f", {s['integers']} integer variables" if s.get("integers") else ""))
     lines.append("solver: " + solver_text(result.solver, result.backend) + "; "
                  f"{result.seconds.get('total', 0):.3f} s total, "
                  f"{result.seconds.get('solve', 0):.3f} s solving")

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.errors import InvalidGameError, StrategyError
+from lpgame.exact_probabilities import ExactConversion, exact_probability, exact_row
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.game.tree import IndexedGame
@@ -400,7 +401,8 @@ class SequenceForm:
         unknown = [k for k in strategy if k not in p.infoset_of_label]
         if unknown:
             raise StrategyError(
-                f"{self.game.player_names[player]}: unknown information set(s) {unknown[:5]} in "
+                f"{self.game.player_names[player]}: unknown information set(s) "
+                f"{', '.join(map(str, unknown[:5]))} in "
                 f"{self.game.name}")
         for j, label in enumerate(p.infoset_labels):
             first, actions = int(p.infoset_first_seq[j]), p.infoset_actions[j]
@@ -415,35 +417,45 @@ class SequenceForm:
             bad = [a for a in row if a not in actions]
             if bad:
                 raise StrategyError(
-                    f"information set {label!r}: unknown action(s) {bad}; actions are {list(actions)}")
-            probs = np.array([float(row.get(a, 0.0)) for a in actions])
+                    f"information set {label!r}: unknown action(s) {', '.join(map(str, bad))}; "
+                    f"actions are {', '.join(actions)}")
+            probs = np.array([_float_probability(row.get(a, 0.0), label) for a in actions])
             if not np.all(np.isfinite(probs)) or np.any(probs < 0):
+                shown = ", ".join(f"{float(q):.6g}" for q in probs)
                 raise StrategyError(
-                    f"information set {label!r}: probabilities {probs.tolist()} must be finite and"
+                    f"information set {label!r}: probabilities {shown} must be finite and"
                     " non-negative")
-            total = probs.sum()
+            total = float(probs.sum())
             if abs(total - 1.0) > 1e-6:
                 raise StrategyError(
-                    f"information set {label!r}: probabilities sum to {total!r}, not 1")
+                    f"information set {label!r}: probabilities sum to {total:.12g}, not 1")
             b[first:first + len(actions)] = probs / total
         return b
 
-    def behaviour_from_dict_exact(self, player: int,
-                                  strategy: Mapping[str, Mapping[str, object]]) -> list[Fraction]:
-        """Exact behaviour vector; probabilities must be rationals summing to exactly 1."""
+    def behaviour_from_dict_exact(self, player: int, strategy: Mapping[str, Mapping[str, object]],
+                                  conversion: ExactConversion | None = None) -> list[Fraction]:
+        """Exact behaviour vector. Exact numbers must sum to exactly 1; floats are taken at their
+        exact binary values and a row summing to 1 within 10⁻⁹ is divided by its exact sum, as
+        :mod:`lpgame.exact_probabilities` states; ``conversion`` records what was done."""
         p = self.players[player]
         b = [Fraction(1)] * p.num_sequences
+        name = self.game.player_names[player]
+        unknown = [str(k) for k in strategy if k not in p.infoset_of_label]
+        if unknown:
+            raise StrategyError(f"{name}: unknown information set(s) {', '.join(unknown[:5])} in "
+                                f"{self.game.name}")
         for j, label in enumerate(p.infoset_labels):
             first, actions = int(p.infoset_first_seq[j]), p.infoset_actions[j]
             row = strategy.get(label)
             if row is None:
-                raise StrategyError(f"no probabilities for information set {label!r}")
-            probs = [Fraction(row.get(a, 0)) for a in actions]
-            if sum(probs) != 1 or any(q < 0 for q in probs):
-                raise StrategyError(
-                    f"information set {label!r}: exact probabilities {probs} must be non-negative"
-                    " and sum to 1")
-            b[first:first + len(actions)] = probs
+                raise StrategyError(f"{name}: no probabilities for information set {label}")
+            bad = [str(a) for a in row if a not in actions]
+            if bad:
+                raise StrategyError(f"{name}, information set {label}: unknown action(s) "
+                                    f"{', '.join(bad)}; its actions are {', '.join(actions)}")
+            b[first:first + len(actions)] = exact_row([row.get(a, 0) for a in actions],
+                                                      f"{name}, information set {label}",
+                                                      conversion)
         return b
 
     def size(self) -> dict:
@@ -452,3 +464,15 @@ class SequenceForm:
             "sequences": [p.num_sequences for p in self.players],
             "terminals": self.game.index.num_terminals,
         }
+
+
+def _float_probability(value, label: str) -> float:
+    """A probability as a float; StrategyError for text, booleans, None or numbers too large."""
+    if type(value) is float or isinstance(value, np.floating):
+        return float(value)
+    q, _ = exact_probability(value, f"information set {label!r}")
+    try:
+        return float(q)
+    except OverflowError:
+        raise StrategyError(f"information set {label!r}: probability {str(value)[:40]} is too "
+                            "large") from None

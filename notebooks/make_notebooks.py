@@ -14,6 +14,10 @@ object, the notebook's *summary*) with lpgame's own results and with literature 
 5. ``05_verifying_cfr``: the seed notebook's regret matching on Kuhn, what is wrong with it, its
    exploitability, and a correct CFR converging to the LP value.
 6. ``06_opponent_modelling_kuhn``: best responses to Hoehn's opponents and the ε-safe frontier.
+7. ``07_general_sum_equilibria``: Lemke on the sequence-form LCP pivot by pivot, all extreme
+   equilibria and Nash subsets of bimatrix games, the best Nash against the best CE of Chicken.
+8. ``08_refinements``: why Nash is not enough (Kuhn's "K check bet", Guess-the-Ace), the QPE
+   trembling LP printed, its exact limit.
 """
 
 from __future__ import annotations
@@ -643,11 +647,11 @@ def correlated_equilibria() -> list:
         for concept in ("ce", "efce", "efcce", "nfcce"):
             r = lpgame.solve(sheriff, concept=concept, objective="player1")
             hierarchy[concept] = {"objective": r.objective, "payoffs": r.payoffs, "gap": r.gap,
-                                  "exact": r.exact, "size": r.size}
-        show_table(["concept", "Smuggler's best payoff", "Sheriff then gets", "gap (independent)", "exact",
+                                  "optimal": r.optimal, "size": r.size}
+        show_table(["concept", "Smuggler's best payoff", "Sheriff then gets", "gap (independent)", "optimal",
                     "LP rows × cols"],
                    [("NFCE" if c == "ce" else c.upper(), f"{h['objective']:.6f}", f"{h['payoffs'][1]:.6f}",
-                     f"{h['gap']:.1e}", h["exact"], f"{h['size']['rows']} × {h['size']['cols']}")
+                     f"{h['gap']:.1e}", h["optimal"], f"{h['size']['rows']} × {h['size']['cols']}")
                     for c, h in hierarchy.items()])
         '''),
         code('''
@@ -724,9 +728,10 @@ def correlated_equilibria() -> list:
               "  realisable:", decomposition.realisable)
         '''),
         md(r"""
-        So on Kuhn poker lpgame marks its EFCE answers `exact=False` ("upper bound (relaxation)") and,
-        when the game is small enough, tries to decompose the plan it found: a realisable plan proves
-        the bound is attained. In a two-player zero-sum game like Kuhn every correlated equilibrium
+        So on Kuhn poker the EFCE LP is only a relaxation, and lpgame, when the game is small enough,
+        tries to decompose the plan it found: a realisable plan proves the bound is attained, and the
+        result then says `optimal=True` ("optimal (the relaxation's bound is attained ...)"); without
+        the decomposition it says "upper bound (relaxation)". In a two-player zero-sum game like Kuhn every correlated equilibrium
         pays the value, and indeed the relaxation's optimum is realisable there:
         """),
         code('''
@@ -740,13 +745,13 @@ def correlated_equilibria() -> list:
             "best_ce": {"objective": best_ce.objective, "payoffs": best_ce.payoffs, "gap": best_ce.gap,
                         "distribution": best_ce.distribution},
             "aumann_gap": ce_gap(chicken, aumann).gap,
-            "hierarchy": {c: {"objective": h["objective"], "gap": h["gap"], "exact": h["exact"]}
+            "hierarchy": {c: {"objective": h["objective"], "gap": h["gap"], "optimal": h["optimal"]}
                           for c, h in hierarchy.items()},
             "efce_realisable": efce.realisable,
             "triangle_free": {"sheriff": sheriff_space.triangle_free, "kuhn": kuhn_space.triangle_free},
             "cycle": {"pure_best": pure_best, "relaxation": solution.objective,
                       "residual": decomposition.residual, "realisable": decomposition.realisable},
-            "kuhn_efce": {"exact": kuhn_efce.exact, "payoffs": kuhn_efce.payoffs,
+            "kuhn_efce": {"optimal": kuhn_efce.optimal, "payoffs": kuhn_efce.payoffs,
                           "realisable": kuhn_efce.realisable},
         }'''),
     ]
@@ -1370,6 +1375,227 @@ def opponent_modelling() -> list:
     ]
 
 
+# ---------------------------------------------------------------------------------------- notebook 7
+def general_sum_equilibria() -> list:
+    return [
+        md(r"""
+        # 7. Equilibria of general-sum games
+
+        In a zero-sum game every equilibrium gives the same value and one LP finds one. In a
+        **general-sum** game the players' interests are partly shared: there can be many equilibria
+        with different payoffs, and finding one is no longer an LP but a **linear complementarity
+        problem** (LCP). This notebook solves that LCP by **Lemke's algorithm** on the sequence form
+        (Koller, Megiddo & von Stengel 1996), step by step, then lists **all** extreme equilibria of
+        a bimatrix game by vertex enumeration (Avis, Rosenberg, Savani & von Stengel 2010), and puts
+        them next to the **correlated equilibria** of the same game (notebook 3).
+        """),
+        code(SETUP + "\n\nfrom fractions import Fraction\n\nimport numpy as np\n\n" + TABLE_HELPER),
+        md(r"""
+        ## The sequence-form LCP
+
+        With payoff matrices $U_1, U_2$ over sequences and treeplex constraints $F_1 x = f_1$,
+        $F_2 y = f_2$ (notebook 2), $(x, y)$ is an equilibrium exactly when each plan is a best
+        response, i.e. (LP duality, with duals $p$, $q$)
+
+        $$ F_1^\top p - U_1 y \ \ge 0 \ \perp\ x \ge 0, \qquad
+           F_2^\top q - U_2^\top x \ \ge 0 \ \perp\ y \ge 0, \qquad F_1 x = f_1,\ F_2 y = f_2 .$$
+
+        "⊥" means complementary: in every row either the slack or the variable is zero, so a
+        sequence is played only if it is a best response. Writing $p = p^+ - p^-$,
+        $q = q^+ - q^-$ gives a standard LCP $w = b + M z \ge 0$, $z \ge 0$, $z^\top w = 0$ with
+        $z = (x, y, p^+, p^-, q^+, q^-)$ (notes/farina-thesis.md §1.12 with ε = 0). We use von
+        Stengel's 3 × 2 example (Handbook of Game Theory 3, 2002), whose three equilibria are known.
+        """),
+        code("""
+        from lpgame.compile import compile_game
+        from lpgame.equilibria.lemke import lemke, sequence_form_lcp
+
+        game = lpgame.games.make("von_stengel_3x2")
+        print("A =", game.payoff_array(0).astype(int).tolist(), " B =",
+              game.payoff_array(1).astype(int).tolist())
+        lcp = sequence_form_lcp(compile_game(game), exact=True)
+        M = np.zeros((lcp.size, lcp.size), dtype=object)   # dense only to print this tiny one
+        for j in range(lcp.size):
+            rows, vals = lcp.column(j)
+            M[rows, j] = vals
+        show_table(["row", "b"] + lcp.names, [[lcp.names[i], lcp.b[i]] + list(M[i])
+                                              for i in range(lcp.size)])
+        print(f"LCP of size {lcp.size} with {lcp.nnz} nonzeros (payoffs shifted to be negative)")
+        """),
+        md(r"""
+        ## Lemke's algorithm, pivot by pivot
+
+        Lemke adds an artificial variable $z_0$ with a covering vector $d > 0$:
+        $w = b + Mz + d z_0$. With $z_0$ large, $z = 0$ is feasible. Then it pivots: the variable that
+        leaves the basis has its *complement* ($w_k \leftrightarrow z_k$) enter next, keeping all
+        but one complementarity condition, until $z_0$ itself leaves: then every condition holds
+        and $(x, y)$ is an equilibrium. Ties in the ratio test (degenerate games) are broken
+        lexicographically; in exact mode every pivot is an integer (fraction-free) pivot.
+        """),
+        code("""
+        solution = lemke(lcp, record_path=True)
+        show_table(["pivot", "enters", "leaves", "z0 after"],
+                   [(s["pivot"], s["entering"], s["leaving"], s["z0"]) for s in solution.extra["path"]])
+        x = solution.z[lcp.blocks["x"]:lcp.blocks["y"]]
+        y = solution.z[lcp.blocks["y"]:lcp.blocks["p+"]]
+        print("x =", [str(v) for v in x], " y =", [str(v) for v in y])
+        """),
+        md(r"""
+        `lpgame.solve` does the same for any two-player general-sum game (`concept="nash"` is the
+        default) and certifies the answer **independently of the LCP**: each player's best-response
+        gain against the profile, by the bottom-up best response of `lpgame.analysis`.
+        """),
+        code("""
+        lemke_result = lpgame.solve(game, exact=True)
+        print(lemke_result.summary())
+        """),
+        md(r"""
+        ## All extreme equilibria
+
+        The best-response polytopes $P = \{x \ge 0 : B^\top x \le 1\}$ and
+        $Q = \{y \ge 0 : A y \le 1\}$ (payoffs made positive) label each point by the pure strategies
+        that are unplayed or best responses. A pair of vertices carrying every label is an
+        equilibrium after normalising, and these are exactly the **extreme** equilibria, degenerate
+        games included. `enumerate=True` (`--all` on the command line) enumerates them.
+        """),
+        code("""
+        every = lpgame.solve(game, enumerate=True)
+        show_table(["#", "x", "y", "payoffs"],
+                   [(e["index"] + 1, list(e["strategies"][0]["player 1"].values()),
+                     list(e["strategies"][1]["player 2"].values()), e["values"])
+                    for e in every.extra["equilibria"]])
+        """),
+        md(r"""
+        In a **degenerate** game the equilibria need not be isolated. Changing B's top row from
+        (3, 2) to (3, 3) gives player 2 two best responses to T, and a
+        whole segment of equilibria appears. The **maximal Nash subsets** (the maximal complete
+        bipartite subgraphs of the graph of extreme equilibria) describe the set: every mix of a
+        subset's player-1 strategies against every mix of its player-2 strategies is an equilibrium.
+        """),
+        code("""
+        degenerate = lpgame.solve("von_stengel_degenerate", enumerate=True)
+        print(degenerate.summary())
+        """),
+        md(r"""
+        ## Nash against correlated equilibria
+
+        Every Nash equilibrium is a correlated equilibrium, so the best CE is at least as good as
+        the best Nash equilibrium, and can be better: in Chicken (notebook 3) the best Nash welfare
+        is 28/3 (the mixed equilibrium) but a mediator reaches 10.5.
+        """),
+        code("""
+        chicken = lpgame.games.make("chicken")
+        chicken_nash = lpgame.solve(chicken, enumerate=True)
+        welfare = [sum(Fraction(v) for v in e["values"]) for e in chicken_nash.extra["equilibria"]]
+        best_ce = lpgame.solve(chicken, concept="ce", objective="welfare")     # an LP (floats)
+        show_table(["", "welfare"], [("best Nash equilibrium (exact)", max(welfare)),
+                                     ("best correlated equilibrium", best_ce.objective)])
+        """),
+        summary_cell("""
+        summary = {
+            "lemke_pivots": solution.pivots,
+            "lemke_profile": [[str(v) for v in x], [str(v) for v in y]],
+            "lemke_nash_conv": str(lemke_result.certificate.nash_conv),
+            "equilibria": [[list(e["strategies"][0]["player 1"].values()),
+                            list(e["strategies"][1]["player 2"].values())]
+                           for e in every.extra["equilibria"]],
+            "degenerate_subsets": [len(s["equilibria"]) for s in degenerate.extra["nash_subsets"]],
+            "chicken_best_nash_welfare": str(max(welfare)),
+            "chicken_best_ce_welfare": best_ce.objective,
+        }"""),
+    ]
+
+
+def refinements() -> list:
+    return [
+        md(r"""
+        # Why Nash is not enough: exact refinements (QPE, EFPE)
+
+        A Nash equilibrium is optimal against an opponent who never errs. Where equilibrium play never
+        goes, it may prescribe anything. Trembling-hand refinements force every player to make small
+        mistakes of size ε and take the limit ε → 0⁺ (Farina 2023, ch. 12–13; Miltersen & Sørensen
+        2010). lpgame computes that limit exactly: a *trembling LP* P(ε), a basis of it proved
+        optimal on a whole interval (0, ε*] in rational arithmetic, and its value at ε = 0.
+        """),
+        code(SETUP + "\n\nfrom fractions import Fraction\n\n"
+             "from lpgame.analysis.exploitability import evaluate_plans_exact\n"
+             "from lpgame.compile import compile_game\n"
+             "from lpgame.equilibria.refinements import solve_refinement"),
+        md(r"""
+        ## Kuhn poker: "K check, bet"
+
+        Player 1 never checks the King in equilibrium, so the information set "K check bet" is never
+        reached. Folding there is still a Nash equilibrium: its NashConv is exactly 0.
+        """),
+        code('''
+        nash = lpgame.solve("kuhn_poker", exact=True)
+        sf = compile_game("kuhn_poker")
+        folding = [dict(nash.strategies[0]), nash.strategies[1]]
+        folding[0]["K check bet"] = {"fold": Fraction(1), "call": Fraction(0)}
+        plans = [sf.plan_from_behaviour_exact(i, sf.behaviour_from_dict_exact(i, folding[i]))
+                 for i in range(2)]
+        folding_nash_conv = evaluate_plans_exact(sf, plans).nash_conv
+        print("unreached by player 1:", nash.unreached[0])
+        print("NashConv when player 1 folds the King there:", folding_nash_conv)
+        '''),
+        md(r"""
+        ## The trembling LP
+
+        For the quasi-perfect equilibrium every sequence σ must have probability at least
+        ε^depth(σ) (Prop. 13.2). Substituting x = x̃ + ℓ(ε) leaves the sequence-form LP with ε only in
+        its right-hand side and objective. Here it is, block by block (the ε⁰ part; the ε-terms are
+        added on the same blocks):
+        """),
+        code('''
+        from lpgame.equilibria.trembling import qpe_lp
+
+        trembling = qpe_lp(sf).tlp
+        print(trembling.base.describe())
+        print("powers of ε:", trembling.degree)
+        '''),
+        md(r"""
+        ## The limit
+
+        HiGHS solves P(ξ) for ξ = 1/8, 1/16, ...; each optimal basis is tested exactly: its basic
+        values, duals and reduced costs are polynomials in ε, and the basis is optimal for all small ε
+        when each has the right sign near 0. The answer states where.
+        """),
+        code('''
+        qpe = solve_refinement("kuhn_poker", "qpe")
+        efpe = solve_refinement("kuhn_poker", "efpe")
+        for name, r in (("QPE", qpe), ("EFPE", efpe)):
+            info = r.extra["refinement"]
+            print(name, "value", r.value, "NashConv", r.certificate.nash_conv,
+                  "found at ξ =", info["epsilon"]["found_at"],
+                  "certified on (0, %s]" % info["epsilon"]["certified_on"],
+                  "K check bet:", dict(r.strategies[0]["K check bet"]))
+        print(qpe.summary())
+        '''),
+        md(r"""
+        ## Guess-the-Ace
+
+        Player 1 ends the game at once in every equilibrium, so player 2's guess never matters to Nash,
+        even the insensible "ace of spades" (probability 1/52). The refinements guess "not ace".
+        """),
+        code('''
+        ace = solve_refinement("guess_the_ace", "qpe")
+        print(dict(ace.strategies[1]["P2"]))
+        '''),
+        summary_cell('''
+        summary = {
+            "folding_nash_conv": folding_nash_conv,
+            "unreached": nash.unreached[0],
+            "qpe_value": qpe.value, "efpe_value": efpe.value,
+            "qpe_k_check_bet": dict(qpe.strategies[0]["K check bet"]),
+            "efpe_k_check_bet": dict(efpe.strategies[0]["K check bet"]),
+            "qpe_certified_on": qpe.extra["refinement"]["epsilon"]["certified_on"],
+            "checks_passed": all(c["passed"] for r in (qpe, efpe)
+                                 for c in r.extra["refinement"]["checks"]),
+            "guess": dict(ace.strategies[1]["P2"]),
+        }'''),
+    ]
+
+
 NOTEBOOKS = {
     "01_matrix_games_as_lps.ipynb": matrix_games,
     "02_sequence_form_kuhn.ipynb": sequence_form_kuhn,
@@ -1377,6 +1603,8 @@ NOTEBOOKS = {
     "04_lossless_abstraction.ipynb": lossless_abstraction,
     "05_verifying_cfr.ipynb": verifying_cfr,
     "06_opponent_modelling_kuhn.ipynb": opponent_modelling,
+    "07_general_sum_equilibria.ipynb": general_sum_equilibria,
+    "08_refinements.ipynb": refinements,
 }
 
 

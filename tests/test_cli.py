@@ -101,9 +101,10 @@ def test_maximin_on_a_general_sum_game(capsys):
     assert obj["certificate"]["security_gap"] == ["0", "0"]
 
 
-def test_nash_on_a_general_sum_game_is_refused(capsys):
-    code, _, err = run(capsys, "solve", "chicken", "--quiet")
-    assert code == 2 and "not zero-sum" in err
+def test_nash_on_a_general_sum_game_is_solved_by_lemke(capsys):
+    code, out, _ = run(capsys, "solve", "chicken", "--exact", "--json", "-", "--quiet")
+    obj = json.loads(out)
+    assert code == 0 and obj["variant"] == "lemke" and obj["certificate"]["nash_conv"] == "0"
 
 
 def test_console_entry_point_runs():

@@ -35,8 +35,8 @@ import lpgame
 ROOT = Path(lpgame.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
-    ("lpgame.errors", "lpgame.limits", "lpgame.rational", "lpgame.registry", "lpgame.io",
-     "lpgame.io.json_io"),
+    ("lpgame.errors", "lpgame.limits", "lpgame.rational", "lpgame.exact_probabilities",
+     "lpgame.registry", "lpgame.io", "lpgame.io.json_io"),
     ("lpgame.game", "lpgame.io.gambit", "lpgame.io.openspiel", "lpgame.io.files",
      "lpgame.abstraction.ordered_game", "lpgame.abstraction.compile", "lpgame.abstraction.views",
      "lpgame.abstraction.signal_tree", "lpgame.games"),

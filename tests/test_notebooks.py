@@ -216,7 +216,7 @@ def test_correlated_equilibria_notebook():
     h = summary["hierarchy"]
     chain = [h[c]["objective"] for c in ("ce", "efce", "efcce", "nfcce")]
     assert chain == sorted(chain) and chain[0] < chain[-1]
-    assert all(h[c]["gap"] <= 1e-7 and h[c]["exact"] for c in h)
+    assert all(h[c]["gap"] <= 1e-7 and h[c]["optimal"] for c in h)
     sheriff = lpgame.games.make("sheriff", N=2, B=1, rounds=1)
     assert lpgame.solve(sheriff, concept="efce", objective="player1").objective == pytest.approx(
         h["efce"]["objective"], abs=1e-9)
@@ -229,7 +229,7 @@ def test_correlated_equilibria_notebook():
     assert cycle["relaxation"] == pytest.approx(6.0, abs=1e-9)
     assert cycle["realisable"] is False and cycle["residual"] > 1e-3
     kuhn = summary["kuhn_efce"]
-    assert kuhn["exact"] is False and kuhn["realisable"] is True
+    assert kuhn["optimal"] is True and kuhn["realisable"] is True    # the bound is attained
     assert kuhn["payoffs"] == pytest.approx([-1 / 18, 1 / 18], abs=1e-7)   # zero-sum: the value
 
 
@@ -351,3 +351,22 @@ def test_opponent_modelling_notebook():
     assert summary["full_epsilon"] == pytest.approx(1 / 9, abs=1e-6)
     assert summary["security_value"] == pytest.approx(
         float(lpgame.solve(lpgame.games.make("kuhn_poker"), exact=True).value), abs=1e-9)
+
+
+# ---------------------------------------------------------------------------------------- notebook 7
+def test_general_sum_equilibria_notebook():
+    summary = run_notebook("07_general_sum_equilibria.ipynb")
+    # von Stengel (2002), the running 3 × 2 example: its three equilibria
+    third = Fraction(1, 3)
+    known = {((1, 0, 0), (1, 0)), ((Fraction(4, 5), Fraction(1, 5), 0), (2 * third, third)),
+             ((0, third, 2 * third), (third, 2 * third))}
+    listed = {tuple(tuple(_fraction(p) for p in s) for s in e) for e in summary["equilibria"]}
+    assert listed == known
+    x, y = ([_fraction(p) for p in s] for s in summary["lemke_profile"])
+    assert x[0] == 1 and y[0] == 1 and (tuple(x[1:]), tuple(y[1:])) in known
+    assert summary["lemke_nash_conv"] == "0" and summary["lemke_pivots"] > 1
+    # the degenerate variant: a segment (two extreme equilibria) and an isolated one
+    assert sorted(summary["degenerate_subsets"]) == [1, 2]
+    # Chicken: the mixed equilibrium pays 14/3 each; the best CE 10.5 (notebook 3)
+    assert _fraction(summary["chicken_best_nash_welfare"]) == Fraction(28, 3)
+    assert summary["chicken_best_ce_welfare"] == pytest.approx(10.5, abs=1e-9)

@@ -117,9 +117,12 @@ def test_option_types_are_checked():
         lpgame.solve("kuhn_poker", threads=100000)
     with pytest.raises(OptionError, match="exact must be True or False"):
         lpgame.solve("kuhn_poker", exact="yes")
-    with pytest.raises(OptionError, match="option 'objective' .* applies to|unknown option "
-                                          "'objective'"):
-        lpgame.solve("kuhn_poker", objective="welfare")
+    # (objective= now selects nash [optimal], the MILP of lpgame.equilibria.optimal_nash)
+    with pytest.raises(OptionError, match="option 'decompose' .*concept 'efce'"):
+        lpgame.solve("kuhn_poker", decompose=True)
+    with pytest.raises(OptionError, match="option 'max_profiles' of concept 'nash' belongs to "
+                                          "enumeration .*selected by enumerate"):
+        lpgame.solve("kuhn_poker", max_profiles=5)
 
 
 @pytest.mark.parametrize("concept,backend", list(itertools.product(

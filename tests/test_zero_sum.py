@@ -277,11 +277,15 @@ def test_evaluate_rps_exploitability_example():
 
 
 # ---------------------------------------------------------------------------- refused games
-def test_non_zero_sum_game_with_nash_is_refused():
+def test_non_zero_sum_game_is_refused_by_the_zero_sum_lp_and_goes_to_lemke():
+    from lpgame.equilibria.zero_sum import solve_zero_sum
     with pytest.raises(InvalidGameError, match="battle_of_the_sexes.*not zero-sum"):
-        lpgame.solve(lpgame.games.make("battle_of_the_sexes"), concept="nash")
+        solve_zero_sum(lpgame.compile_game(lpgame.games.make("battle_of_the_sexes")))
     with pytest.raises(InvalidGameError, match="not zero-sum"):
-        lpgame.solve(EX_C2, exact=True)
+        solve_zero_sum(lpgame.compile_game(EX_C2), exact=True)
+    # through the registry, nash on a general-sum game is Lemke's equilibrium (issue 21)
+    result = lpgame.solve(EX_C2, exact=True)
+    assert result.variant == "lemke" and result.certificate.nash_conv == 0
 
 
 def test_three_player_game_is_refused():

@@ -84,7 +84,8 @@ def ordered_from_catalog(name: str, **params) -> OrderedSignalGame:
             f"{name!r} is not expressible as a game with ordered signals here (GameShrink needs "
             f"dealt signals and public actions); catalog games that are: {', '.join(_EXPRESSIBLE)}")
     if params:
-        raise InvalidGameError(f"{name}: parameters {sorted(params)} are not understood")
+        raise InvalidGameError(f"{name}: parameters {', '.join(sorted(params))} are not "
+                               "understood")
     return game
 
 

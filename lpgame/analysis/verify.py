@@ -59,6 +59,7 @@ import numpy as np
 from lpgame.analysis.best_response import best_response, sequence_payoffs
 from lpgame.analysis.exploitability import evaluate_plans
 from lpgame.errors import LpgameError, StrategyError
+from lpgame.exact_probabilities import ExactConversion
 from lpgame.sequence_form import SequenceForm
 
 CONVENTIONS = {
@@ -108,6 +109,7 @@ class VerificationReport:
     guaranteed: list[float] | None = None
     concession: list[float] | None = None
     worst_infosets: list[InfosetLoss] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # e.g. how float input was made exact
 
     def to_dict(self) -> dict:
         """JSON object with ``value``, ``best_response_gain`` (one per player), ``nash_conv``,
@@ -133,7 +135,7 @@ class VerificationReport:
             "concession": numbers(self.concession),
             "worst_infosets": [w.to_dict() for w in self.worst_infosets],
             "conventions": dict(CONVENTIONS),
-        }
+        } | ({"notes": list(self.notes)} if self.notes else {})
 
     def summary(self, digits: int = 4) -> str:
         """Readable report (what ``lpgame verify`` prints)."""
@@ -167,6 +169,7 @@ class VerificationReport:
                 lines.append(f"  player {w.player + 1}  {w.infoset!r:<16} loss {w.loss:.4g}{gain}"
                              f"  (reach {w.reach:.3g}; plays {probs}; best vs exploiter "
                              f"{w.best_action})")
+        lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -278,6 +281,12 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
     if len(strategies) != sf.num_players:
         raise StrategyError(f"{sf.game.name} has {sf.num_players} players; got "
                             f"{len(strategies)} strategies")
+    notes: list[str] = []
+    if exact:   # the exact-input rule of evaluate --exact (lpgame.exact_probabilities)
+        conversion = ExactConversion()
+        for i, s in enumerate(strategies):
+            sf.behaviour_from_dict_exact(i, s, conversion)
+        notes = conversion.notes()
     behaviours = [sf.behaviour_from_dict(i, s) for i, s in enumerate(strategies)]
     plans = [sf.plan_from_behaviour(i, b) for i, b in enumerate(behaviours)]
     ev = evaluate_plans(sf, plans)
@@ -285,7 +294,7 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
         game=sf.game.name, value=float(ev.values[0]), values=[float(v) for v in ev.values],
         best_response_value=[float(v) for v in ev.best_response_values],
         best_response_gain=[float(v) for v in ev.best_response_gain],
-        nash_conv=float(ev.nash_conv), exploitability=float(ev.exploitability))
+        nash_conv=float(ev.nash_conv), exploitability=float(ev.exploitability), notes=notes)
     if sf.num_players != 2:
         return report
     report.guaranteed = [

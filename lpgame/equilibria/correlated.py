@@ -57,6 +57,7 @@ from lpgame.errors import LpgameError, ModelTooLargeError, OptionError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.limits import check_prediction, predict_lp_bytes
 from lpgame.lp import LinearProgram, solve_lp
+from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
 from lpgame.lp.solution import solver_report
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, SolveResult, register_result_kind
@@ -110,6 +111,25 @@ def objective_name(objective) -> str:
     if isinstance(objective, str):
         return objective
     return ",".join(f"{float(v):g}" for v in objective)
+
+
+def objective_report(lp: LinearProgram, lp_optimum: float, weights, payoffs, all_payoffs,
+                     deviation_gap: float | None = None) -> dict:
+    """What a correlated result reports beside its objective: the objective is Σ_i w_i u_i of the
+    returned distribution or plan (evaluated from it, not read from the LP); ``lp_objective`` is the
+    LP's optimum in the game's units, ``objective_gap`` their difference, ``payoff_range`` the
+    range of the payoffs, ``relative_objective_gap`` the difference relative to it and
+    ``relative_gap`` the largest deviation gain (the certificate) relative to it."""
+    lp_objective = float(lp.objective_scaling.from_unit(lp_optimum))
+    evaluated = float(np.dot(weights, payoffs))
+    lo, hi = float_bounds(np.asarray(all_payoffs, dtype=float))
+    spread = hi - lo
+    gap = evaluated - lp_objective
+    out = {"lp_objective": lp_objective, "objective_gap": gap, "payoff_range": spread,
+           "relative_objective_gap": gap / spread if spread > 0 else abs(gap)}
+    if deviation_gap is not None:
+        out["relative_gap"] = float(deviation_gap) / spread if spread > 0 else float(deviation_gap)
+    return out
 
 
 # ---------------------------------------------------------------------------------------- result
@@ -400,6 +420,13 @@ def correlated_lp(form: StrategicForm, concept: str = "ce", objective="welfare")
     nnz = total * sum(s if coarse else s - 1 for s in shape)
     check_prediction(f"{form.name}: {concept.upper()} LP over {total:,} joint profiles",
                      3 * predict_lp_bytes(rows, total, nnz))
+    # payoffs in unit range (lpgame.lp.scaling): the incentive rows are homogeneous, so each
+    # player's rows are divided by a power of two; the objective is shifted and scaled (Σψ = 1)
+    scalings = []
+    for i in range(n):
+        lo, hi = float_bounds(form.payoffs[i])
+        check_float_payoffs(lo, hi, f"{form.name}, payoffs of player {i + 1}")
+        scalings.append(unit_range_scaling(lo, hi))
     lp = LinearProgram(name=f"{concept}:{form.name}", description=(
         f"{'coarse ' if coarse else ''}correlated equilibrium over {total} joint pure profiles "
         f"(Aumann 1974; rojas §3.1): max Σ_s ψ(s) Σ_i w_i u_i(s), w = {w.tolist()}"))
@@ -420,9 +447,12 @@ def correlated_lp(form: StrategicForm, concept: str = "ce", objective="welfare")
             labels = ([f"P{i + 1}:{names[y]}" for y in keys] if coarse else
                       [f"P{i + 1}:{names[x]}→{names[y]}" for x, y in keys])
         if matrix.shape[0]:
-            lp.add_constraints(f"incentive_p{i + 1}", [(psi, matrix)], ">=", 0.0, labels=labels)
+            unit = sp.coo_array((np.ldexp(matrix.data, -scalings[i].exponent),
+                                 (matrix.row, matrix.col)), shape=matrix.shape)
+            lp.add_constraints(f"incentive_p{i + 1}", [(psi, unit)], ">=", 0.0, labels=labels)
     coef = np.tensordot(w, form.payoffs, axes=1).ravel()
-    lp.set_objective([(psi, coef)], sense="max")
+    lp.objective_scaling = unit_range_scaling(*float_bounds(coef))
+    lp.set_objective([(psi, lp.objective_scaling.to_unit_array(coef))], sense="max")
     return lp
 
 
@@ -458,7 +488,7 @@ def solve_normal_form(game, concept: str = "ce", objective="welfare", backend: s
     distribution = [{"profile": [form.labels[i][grids[i][k]] for i in range(form.num_players)],
                      "probability": float(flat[s])} for k, s in enumerate(support)]
     return CorrelatedResult(
-        game=form.name, concept=concept, objective=float(solution.objective),
+        game=form.name, concept=concept, objective=float(np.dot(w, payoffs)),
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
         gap=check.gap, optimal=True, triangle_free=None, size=lp.size(),
         seconds={"build": built - start, "solve": solution.seconds,
@@ -466,7 +496,8 @@ def solve_normal_form(game, concept: str = "ce", objective="welfare", backend: s
         backend=backend, distribution=distribution, realisable=True,
         gap_detail=check.to_dict(), raw=psi, model=form, lp=lp,
         solver=solver_report(solution),
-        extra={"strategies_per_player": list(form.shape)})
+        extra={"strategies_per_player": list(form.shape),
+               **objective_report(lp, solution.objective, w, payoffs, form.payoffs, check.gap)})
 
 
 def parse_objective(text: str):

@@ -64,6 +64,7 @@ from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.limits import memory_limit
 from lpgame.lp import solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
+from lpgame.lp.scaling import unit_range_scaling
 from lpgame.rational import RationalMatrix
 from lpgame.sequence_form import BYTES_PER_PAYOFF_ENTRY, SequenceForm
 
@@ -171,7 +172,14 @@ def restricted_security_lp(sf: SequenceForm, payoffs: sp.csr_array | PayoffOpera
             U_kept = payoffs.submatrix(kept)
         else:
             U_kept = payoffs[kept[0]][:, kept[1]]
-        minus_Ut, F2_T, zeros = -sp.csr_array(U_kept.T), sp.csr_array(F2.T), np.zeros(len(kept[1]))
+        # payoffs divided by a power of two into unit range (exact; lpgame.lp.scaling), so that
+        # games scaled by 1e-12 or 1e12 are the same LP; the optimum is scaled back by
+        # lp.objective_scaling
+        lo, hi = sf.game._payoff_bounds()
+        scaling = unit_range_scaling(lo, hi, shift=False)
+        lp.objective_scaling = scaling
+        minus_Ut = -sp.csr_array(U_kept.T) * (1.0 / scaling.float_scale)
+        F2_T, zeros = sp.csr_array(F2.T), np.zeros(len(kept[1]))
     labels = [[sf.players[i].sequence_label(int(s)) for s in kept[i]] for i in range(2)]
     infoset_labels = [["∅"] + [sf.players[i].infoset_labels[int(r) - 1] for r in rows[i][1:]]
                       for i in range(2)]
@@ -231,7 +239,8 @@ def _exact_rounds(sf: SequenceForm, payoffs: PayoffOperator, kept_mask: list[np.
                                   float(certified.objective), float(lower), float(upper),
                                   time.perf_counter() - t0, solution.seconds))
         if lower == upper == certified.objective:
-            return ZeroSumSolution(certified.objective, plans, lp, solution, True, rounds=rounds)
+            return ZeroSumSolution(certified.objective, plans, lp, solution, True, rounds=rounds,
+                                   exact_path=certified.path)
         floats = [np.array([float(v) for v in plan]) for plan in plans]
         seqs1 = pure_best_response(0, payoffs.row_payoffs(floats[1]), kept_mask[0],
                                    exact_ties=True)[1]
@@ -351,7 +360,7 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
     """
     if exact and backend != "highs":
         raise ExactCheckError("exact mode reads HiGHS's optimal basis: use backend='highs'")
-    check_two_player_constant_sum(sf)
+    check_two_player_constant_sum(sf, exact)
     start = time.perf_counter()
     scale = sf.game.payoff_range() or 1.0
     tie_tolerance = TIE_TOLERANCE * scale
@@ -400,8 +409,9 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
             lower_best, best_plans[0] = lower, plans[0]
         if upper < upper_best:
             upper_best, best_plans[1] = upper, plans[1]
+        restricted_value = lp.objective_scaling.from_unit(solution.objective)
         rounds.append(OracleRound(round_, (len(kept[0]), len(kept[1])), lp.size(),
-                                  float(solution.objective), lower, upper,
+                                  restricted_value, lower, upper,
                                   time.perf_counter() - t0, solution.seconds))
         if verbose:
             r = rounds[-1]
@@ -414,8 +424,7 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
                 return _exact_rounds(sf, U, kept_mask, rounds, max_rounds, backend, options,
                                      pure_best_response,
                                      None if time_limit is None else start + time_limit)
-            return ZeroSumSolution(float(solution.objective), plans, lp, solution, False,
-                                   rounds=rounds)
+            return ZeroSumSolution(restricted_value, plans, lp, solution, False, rounds=rounds)
         kept_mask = [kept_mask[0] | seqs1, kept_mask[1] | seqs2]
         if checkpoint is not None:
             save_checkpoint(checkpoint, sf, [np.flatnonzero(m) for m in kept_mask], round_,

@@ -72,11 +72,13 @@ from lpgame.equilibria.correlated import (
     count_reduced_plans,
     enumerate_reduced_plans,
     objective_name,
+    objective_report,
     objective_weights,
     plan_label,
 )
 from lpgame.errors import InvalidGameError, LpgameError, ModelTooLargeError
 from lpgame.lp import LinearProgram, solve_lp
+from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
 from lpgame.lp.solution import solver_report
 from lpgame.registry import Concept, Option, register
 from lpgame.sequence_form import SequenceForm
@@ -320,15 +322,22 @@ def triggers(tree: PlayerTree, concept: str) -> Triggers:
         return Triggers(np.arange(m), tree.infoset_parent[:m], False, tree.infoset_labels[:m])
     if concept == "nfcce":
         return Triggers(np.array([m]), np.array([0]), False, ["(whole game)"])
-    raise LpgameError(f"unknown correlation-plan concept {concept!r}; choose one of {PLAN_CONCEPTS}")
+    raise LpgameError(f"unknown correlation-plan concept {concept}; choose one of "
+                      f"{', '.join(PLAN_CONCEPTS)}")
 
 
 def _own_payoff_entries(sf: SequenceForm, player: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Nonzero entries (own sequence, opponent sequence, Σ p_c u_i) of player i's payoff matrix."""
+    """Nonzero entries (own sequence, opponent sequence, Σ p_c u_i / 2^k) of player i's payoff
+    matrix, divided by the power of two that puts the player's payoffs in unit range
+    (:mod:`lpgame.lp.scaling`; the trigger rows are homogeneous in U and v, so v scales alike)."""
+    lo, hi = sf.game._payoff_bounds()
+    check_float_payoffs(lo, hi, f"{sf.game.name}, payoffs")
+    scaling = unit_range_scaling(lo, hi, shift=False)
     coo = sp.coo_array(sf.payoff_matrix(player))
     coo.sum_duplicates()
     keep = coo.data != 0
-    rows, cols, data = coo.row[keep], coo.col[keep], coo.data[keep]
+    rows, cols = coo.row[keep], coo.col[keep]
+    data = np.ldexp(coo.data[keep], -scaling.exponent)
     return (rows, cols, data) if player == 0 else (cols, rows, data)
 
 
@@ -351,7 +360,9 @@ def correlation_plan_lp(sf: SequenceForm, concept: str = "efce", objective="welf
     leaf_pos = space.index(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
     coef = np.bincount(leaf_pos, weights=sf.terminal_chance * (sf.terminal_payoffs @ w),
                        minlength=space.num_pairs)
-    lp.set_objective([(xi, coef)], sense="max")
+    # scaled only (lpgame.lp.scaling): Σ ξ over the leaves is one only for consistent plans
+    lp.objective_scaling = unit_range_scaling(*float_bounds(coef), shift=False)
+    lp.set_objective([(xi, lp.objective_scaling.to_unit_array(coef))], sense="max")
     return lp
 
 
@@ -559,8 +570,10 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
         extra["bound_attained"] = True     # a realisable optimum of the relaxation is optimal
     w = objective_weights(objective, 2)
     end = time.perf_counter()
+    extra.update(objective_report(lp, solution.objective, w, payoffs, sf.terminal_payoffs,
+                                  check.gap))
     return CorrelatedResult(
-        game=sf.game.name, concept=concept, objective=float(solution.objective),
+        game=sf.game.name, concept=concept, objective=float(np.dot(w, payoffs)),
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
         gap=check.gap, optimal=triangle is None or bool(realisable), triangle_free=triangle is None,
         size=lp.size(), solver=solver_report(solution),
@@ -585,8 +598,7 @@ _PLAN_OPTIONS = (
            "a distribution over pure plan pairs (proves realisability)",
            parse=lambda t: {"true": True, "false": False}.get(t.lower(), t)),
     Option("max_decompose_profiles", int, DEFAULT_MAX_DECOMPOSE_PROFILES,
-           "largest |Π1|·|Π2| decomposed when decompose=auto"),
-    Option("crossover", bool, True, "HiGHS crossover after the interior point", cli=False))
+           "largest |Π1|·|Π2| decomposed when decompose=auto"))
 
 for _name, _summary in (
         ("efce", "optimal extensive-form correlated equilibrium (two-player correlation plans)"),

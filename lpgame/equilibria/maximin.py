@@ -41,13 +41,15 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
             solution, certified = solve_lp_exact(built.lp, backend=backend, **solve_options)
             plans[i] = certified.values(built.lp, "x")
             plans[1 - i] = certified.duals(built.lp, "best_response")
-            value = certified.objective
+            value = built.value(certified.objective)
+            path = certified.path
         else:
             solution = solve_lp(built.lp, backend=backend, **solve_options)
             plans[i] = np.clip(solution.values("x"), 0.0, None)
             plans[1 - i] = np.clip(solution.duals("best_response"), 0.0, None)
-            value = float(solution.objective) * built.value_scale
-        out.append(ZeroSumSolution(value, plans, built.lp, solution, exact))
+            value = built.value(solution.objective)
+        out.append(ZeroSumSolution(value, plans, built.lp, solution, exact,
+                                   exact_path=path if exact else None))
     return out
 
 
@@ -74,7 +76,7 @@ def _maximin_certificate(sf: SequenceForm, plans, exact: bool, lp_values=None):
         guarantees.append(worst)
     ev, cert = nash_certificate(sf, plans, exact)
     gaps = [v - g for v, g in zip(lp_values, guarantees)] if lp_values is not None else None
-    cert.extra = {"guaranteed": guarantees}
+    cert.extra["guaranteed"] = guarantees
     if gaps is not None:
         cert.extra["security_gap"] = gaps
         cert.gain = max(abs(g) for g in gaps)
@@ -113,13 +115,18 @@ def solve_maximin_concept(game, *, exact: bool = False, backend: str = "highs", 
         raise ExactCheckError(f"exact mode: maximin strategies guarantee "
                               f"{', '.join(map(str, guarantees))}, not the LP values "
                               f"{', '.join(str(s.value) for s in sols)}")
+    if exact:
+        cert.extra["exact_path"] = [s.exact_path for s in sols]
+    # the reported values are what the returned strategies guarantee, by independent best
+    # responses; the LP optima stay beside them (their differences are the security gaps)
     return Result(
-        game=sf.game.name, concept="maximin", value=sols[0].value,
-        values=[s.value for s in sols], strategies=strategies, certificate=cert,
+        game=sf.game.name, concept="maximin", value=guarantees[0],
+        values=list(guarantees), strategies=strategies, certificate=cert,
         size=sols[0].lp.size(),
         seconds={"solve": sum(s.lp_solution.seconds for s in sols),
                  "total": time.perf_counter() - start},
-        backend=backend, exact=exact, unreached=unreached, extra={"minimax_strategies": minimax},
+        backend=backend, exact=exact, unreached=unreached,
+        extra={"minimax_strategies": minimax, "lp_objective": [s.value for s in sols]},
         plans=plans, lp=sols[0].lp, solver=solver_report(sols[0].lp_solution, exact))
 
 

@@ -11,6 +11,8 @@ the LP.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from lpgame.analysis.exploitability import Evaluation, evaluate_plans, evaluate_plans_exact
@@ -43,9 +45,41 @@ def plans_from_behaviours(sf: SequenceForm, behaviour_pairs, exact: bool) -> lis
 
 
 def nash_certificate(sf: SequenceForm, plans, exact: bool) -> tuple[Evaluation, Certificate]:
-    """Values and best-response gains of a profile of plans (exact: in rationals)."""
+    """Values and best-response gains of a profile of plans (exact: in rationals).
+
+    The certificate is reported in the game's units and relative to its payoff range R =
+    max u − min u over all players and leaves (``extra["payoff_range"]`` and
+    ``extra["relative_nash_conv"]`` = nash_conv / R): a NashConv of 7.9e-12 means nothing in a
+    game whose payoffs are 1e-12, and tolerances are judged on the relative number.
+    """
     ev = (evaluate_plans_exact if exact else evaluate_plans)(sf, plans)
-    return ev, Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
+    certificate = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
+    spread = payoff_range(sf, exact)
+    certificate.extra["payoff_range"] = spread
+    certificate.extra["relative_nash_conv"] = relative(ev.nash_conv, spread)
+    return ev, certificate
+
+
+def payoff_range(sf: SequenceForm, exact: bool = False):
+    """max u − min u over all players and leaves: a Fraction in exact mode (exact even for payoffs
+    beyond the double range), else a float."""
+    if exact and sf.payoff_structure is None:
+        _, payoffs = sf.exact_terminal_data()
+        values = [u for row in payoffs for u in row]
+        if not values:
+            return Fraction(0)
+        return Fraction(max(values)) - Fraction(min(values))
+    lo, hi = sf.game._payoff_bounds()
+    return Fraction(hi) - Fraction(lo) if exact else hi - lo
+
+
+def relative(amount, spread):
+    """``amount`` / ``spread`` (the amount itself where the payoffs have no range)."""
+    if not spread:
+        return amount
+    if isinstance(amount, Fraction) or isinstance(spread, Fraction):
+        return Fraction(amount) / Fraction(spread)
+    return float(amount) / float(spread)
 
 
 def certify_nash_plans(sf: SequenceForm, plans, exact: bool, result=None):

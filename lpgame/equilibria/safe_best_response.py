@@ -121,7 +121,8 @@ def safe_best_response_lp(sf: SequenceForm, player: int, model_plan: np.ndarray,
     v = lp.block("v")
     x = lp.block("x")
     row = sp.csr_array((np.array([1.0]), (np.array([0]), np.array([0]))), shape=(1, v.size))
-    lp.add_constraints("safety", [(v, row)], ">=", np.array([floor]), labels=["v[∅] ≥ v* − ε"])
+    lp.add_constraints("safety", [(v, row)], ">=", np.array([built.lp_value(floor)]),
+                       labels=["v[∅] ≥ v* − ε"])     # v is in the LP's (unit-range) units
     plans = [None, None]
     plans[1 - player] = model_plan
     plans[player] = np.zeros(sf.num_sequences(player))
@@ -161,7 +162,7 @@ def _model_payoffs(sf: SequenceForm, player: int, model_plan: np.ndarray) -> np.
 
 def _security_value(sf: SequenceForm, player: int, **options) -> float:
     built = security_lp(sf, player=player)
-    return float(solve_lp(built.lp, **options).values("v")[0])
+    return float(built.value(solve_lp(built.lp, **options).values("v")[0]))
 
 
 def safe_frontier(game, model, player: int = 0, epsilons=None, num_points: int = 11,
@@ -187,7 +188,7 @@ def safe_frontier(game, model, player: int = 0, epsilons=None, num_points: int =
     tolerance = 1e-9 * max(1.0, sf.game.payoff_range())
     lp.add_constraints("model_value", [(lp.block("x"), sp.csr_array(c.reshape(1, -1)))], ">=",
                        np.array([br.value_vs_model - tolerance]))
-    safest = float(solve_lp(lp, **options).values("v")[0])
+    safest = float(built.value(solve_lp(lp, **options).values("v")[0]))
     full_epsilon = max(v_star - safest, 0.0)
     if epsilons is None:
         epsilons = np.linspace(0.0, full_epsilon, max(int(num_points), 2))

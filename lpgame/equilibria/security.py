@@ -17,6 +17,10 @@ optimiser to the value (its minimax strategy against i).
 In a two-player zero-sum (or constant-sum) game with U = U_1 this LP gives the value for player 1
 and both players' Nash equilibrium strategies (von Neumann's minimax theorem; Rojas Linárez 2020,
 Thm C.3). In a general-sum game, U = U_i gives player i's maximin (security) value and strategy.
+
+Scaling: U is built from the payoffs in unit-range form u' = (u − c)/2^k
+(:mod:`lpgame.lp.scaling`), so the LP's optimum is v' = (v − c)/2^k; :meth:`SecurityLP.value`
+maps it back. x and the duals y are unchanged by the change of scale.
 """
 
 from __future__ import annotations
@@ -28,8 +32,17 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame.errors import InvalidGameError
 from lpgame.game.showdown import ShowdownPayoffs
 from lpgame.lp.linear_program import LinearProgram
+from lpgame.lp.scaling import (
+    IDENTITY,
+    PayoffScaling,
+    check_float_payoffs,
+    exact_bounds,
+    float_bounds,
+    unit_range_scaling,
+)
 from lpgame.rational import RationalMatrix
 from lpgame.sequence_form import SequenceForm
 
@@ -49,8 +62,19 @@ class SecurityLP:
     lp: LinearProgram
     player: int           # the optimiser i
     opponent: int         # o
-    value_scale: float = 1.0   # the game value is value_scale × the LP's optimum
+    value_scale: float = 1.0   # the game value is value_scale × the LP's optimum (in unit range)
     preferred_solver: str | None = None   # solver (HiGHS's or "clarabel") when the caller names none
+    scaling: PayoffScaling = IDENTITY    # the payoffs' unit-range form (lpgame.lp.scaling)
+
+    def value(self, objective):
+        """The game value of an LP optimum: s·(value_scale·objective) + c (exact for Fractions)."""
+        if isinstance(objective, Fraction):
+            return self.scaling.from_unit(objective * Fraction(self.value_scale))
+        return self.scaling.from_unit(float(objective) * self.value_scale)
+
+    def lp_value(self, value: float) -> float:
+        """The inverse of :meth:`value`: a game value in the LP's units (for a bound on v[∅])."""
+        return self.scaling.to_unit(float(value)) / self.value_scale
 
     def solve_options(self, options: dict, backend: str = "highs") -> dict:
         """``options`` for :func:`lpgame.lp.solve_lp`, with the preferred solver where none is
@@ -74,13 +98,12 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
     if compress and not exact and isinstance(sf.payoff_structure, ShowdownPayoffs):
         return compressed_security_lp(sf, player, payoff_player)
     opponent = 1 - player
+    U, scaling = scaled_payoff_matrix(sf, payoff_player, exact)   # rows: player 1's sequences
     if exact:
-        U = sf.payoff_matrix_exact(payoff_player)   # rows: player 1's sequences
         if player == 1:
             U = U.T
         minus_Ut = -U.T
     else:
-        U = sf.payoff_matrix(payoff_player)
         if player == 1:
             U = U.T
         minus_Ut = -(U.T.tocsr())
@@ -106,7 +129,70 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
     objective = np.zeros(v.size)
     objective[0] = 1.0
     lp.set_objective([(v, objective)], "max")
-    return SecurityLP(lp, player, opponent)
+    return SecurityLP(lp, player, opponent, scaling=scaling)
+
+
+def payoff_scaling(sf: SequenceForm, payoff_player: int, exact: bool = False) -> PayoffScaling:
+    """The unit-range scaling of ``payoff_player``'s payoffs (:mod:`lpgame.lp.scaling`).
+
+    Plain leaves are shifted and scaled; structured payoffs (showdown or signal tables, whose LP
+    terms are not one reach-weighted leaf payoff each) are scaled only, by all players' bounds. In
+    floating-point mode, payoffs that floats cannot carry are refused by name first.
+    """
+    game = sf.game
+    structured = sf.payoff_structure is not None
+    what = f"{game.name}, payoffs of {game.player_names[payoff_player]}"
+    if exact and not structured:
+        lo, hi = float_bounds(sf.terminal_payoffs[:, payoff_player])
+        magnitude = max(abs(lo), abs(hi))
+        if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo <= 1e-12 * magnitude:
+            # beyond the double range, or differences floats do not resolve: the exact bounds
+            # (any shift is exact in rationals, so float bounds serve where they resolve)
+            _, payoffs = sf.exact_terminal_data()
+            lo, hi = exact_bounds(row[payoff_player] for row in payoffs)
+        return unit_range_scaling(lo, hi, exact=True)
+    if structured:
+        lo, hi = game._payoff_bounds()
+    else:
+        lo, hi = float_bounds(sf.terminal_payoffs[:, payoff_player])
+    if not exact:
+        check_float_payoffs(lo, hi, what)
+    elif not (np.isfinite(lo) and np.isfinite(hi)):
+        raise InvalidGameError(f"{what}: structured payoff tables must be finite floats")
+    return unit_range_scaling(lo, hi, exact=exact, shift=not structured)
+
+
+def scaled_payoff_matrix(sf: SequenceForm, payoff_player: int, exact: bool = False):
+    """(U', scaling): the sequence-form payoff matrix of the payoffs in unit-range form,
+    U'[σ_1, σ_2] = Σ_z p_c(z) (u_i(z) − c) / s, as floats or (``exact``) a RationalMatrix."""
+    scaling = payoff_scaling(sf, payoff_player, exact)
+    if sf.payoff_structure is not None:         # scale only: multiplying by 2^−k is exact
+        if exact:
+            U = sf.payoff_matrix_exact(payoff_player)
+            inverse = 1 / Fraction(scaling.scale)
+            out = RationalMatrix(U.shape, U.rows, U.cols, [v * inverse for v in U.data])
+            return out, scaling
+        U = sf.payoff_matrix(payoff_player)
+        return sp.csr_array(U * (1.0 / scaling.float_scale)), scaling
+    seqs = sf.terminal_sequences
+    shape = (sf.num_sequences(0), sf.num_sequences(1))
+    if exact and scaling.shift == 0 and scaling.exponent == 0:
+        return sf.payoff_matrix_exact(payoff_player), scaling     # integer fast path, unscaled
+    if exact:
+        chance, payoffs = sf.exact_terminal_data()
+        c, inverse = Fraction(scaling.shift), 1 / Fraction(scaling.scale)
+        cache: dict = {}
+        data = []
+        for p, row in zip(chance, payoffs):
+            key = (p, row[payoff_player])
+            value = cache.get(key)
+            if value is None:
+                value = cache[key] = p * (Fraction(row[payoff_player]) - c) * inverse
+            data.append(value)
+        return RationalMatrix(shape, seqs[:, 0], seqs[:, 1], data), scaling
+    unit = np.ldexp(sf.terminal_payoffs[:, payoff_player] - scaling.shift, -scaling.exponent)
+    data = sf.terminal_chance * unit
+    return sp.csr_array((data, (seqs[:, 0], seqs[:, 1])), shape=shape), scaling
 
 
 class _PrefixLayout:
@@ -199,6 +285,8 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int,
     # p = 1/num_deals the coefficients would fall under HiGHS's small_matrix_value (1e-9) for
     # N > 3·10⁴. Scaling the best_response rows and v together leaves their duals unchanged.
     p = 1.0 / N
+    scaling = payoff_scaling(sf, payoff_player)     # payoffs / 2^k (lpgame.lp.scaling)
+    unit_p = p / scaling.float_scale                # exact: a power-of-two factor
     F_i, F_o = sf.treeplex_matrix(player), sf.treeplex_matrix(opponent)
     name = f"security LP of {sf.game.player_names[player]} in {sf.game.name} (compressed payoffs)"
     description = ("  max f_oᵀv  s.t.  F_i x = f_i,  F_oᵀv − (cumulative-sum form of Uᵀx) ≤ 0,  "
@@ -240,26 +328,26 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int,
                 # −p·h·C[N−1]
                 rc.append(rows)
                 cc.append(np.full(N, base + N - 1))
-                dc.append(np.full(N, -p * h))
+                dc.append(np.full(N, -unit_p * h))
                 # +p·h·C[s_o]
                 rc.append(rows)
                 cc.append(base + signals)
-                dc.append(np.full(N, p * h))
+                dc.append(np.full(N, unit_p * h))
                 # −p·l·C[s_o − 1]
                 rc.append(rows[1:])
                 cc.append(base + signals[:-1])
-                dc.append(np.full(N - 1, -p * low))
+                dc.append(np.full(N - 1, -unit_p * low))
                 if e:
                     rx.append(rows)
                     cx.append(st.sequence_block(player, tau))
-                    dx.append(np.full(N, -p * e))
+                    dx.append(np.full(N, -unit_p * e))
             else:   # the optimiser has not acted: x[∅] for every one of its signals
-                coef = -p * (h * below + low * above + e)
+                coef = -unit_p * (h * below + low * above + e)
                 rx.append(rows)
                 cx.append(np.zeros(N, dtype=np.int64))
                 dx.append(coef)
         else:       # the opponent has not acted: the ∅ row sums over the opponent's signals
-            coef = -p * (h * below + low * above + e)    # indexed by the optimiser's signal
+            coef = -unit_p * (h * below + low * above + e)    # indexed by the optimiser's signal
             if tau:
                 rx.append(np.zeros(N, dtype=np.int64))
                 cx.append(st.sequence_block(player, tau))
@@ -303,4 +391,4 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int,
     # directly (5 s) to tolerance 1e-12 (an interior point; crossover=True asks HiGHS for a vertex).
     preferred = "clarabel" if N >= IPM_SIGNALS_THRESHOLD else None
     return SecurityLP(lp, player, opponent, value_scale=1.0 / (p * st.num_deals),
-                      preferred_solver=preferred)
+                      preferred_solver=preferred, scaling=scaling)

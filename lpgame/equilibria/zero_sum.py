@@ -16,6 +16,7 @@ the profile's NashConv is recomputed exactly by best responses; it must be exact
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ from lpgame.equilibria.security import security_lp
 from lpgame.errors import ExactCheckError, InvalidGameError
 from lpgame.lp import LPSolution, solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
+from lpgame.lp.scaling import check_float_payoffs
 from lpgame.sequence_form import SequenceForm
 
 
@@ -37,14 +39,32 @@ class ZeroSumSolution:
     lp_solution: LPSolution
     exact: bool
     rounds: list | None = None    # the double oracle's rounds (lpgame.equilibria.double_oracle)
+    exact_path: str | None = None  # how exact mode certified it (lpgame.lp.solve_lp_exact)
 
 
-def check_two_player_constant_sum(sf: SequenceForm) -> None:
+def check_two_player_constant_sum(sf: SequenceForm, exact: bool = False) -> None:
+    """Refuse a game that is not two-player constant-sum (judged relative to the payoff range).
+
+    In floating-point mode payoffs that floats cannot carry are refused by name first
+    (:func:`lpgame.lp.scaling.check_float_payoffs`); in exact mode, payoffs beyond the double range
+    (e.g. 10**400) are checked exactly.
+    """
     game = sf.game
     if game.num_players != 2:
         raise InvalidGameError(
             f"{game.name}: Nash equilibrium by the sequence-form LP needs two players, the game has"
             f" {game.num_players}; use a correlated-equilibrium concept instead")
+    lo, hi = game._payoff_bounds()
+    if not exact:
+        check_float_payoffs(lo, hi, game.name)
+    elif not (math.isfinite(lo) and math.isfinite(hi)) and sf.payoff_structure is None:
+        _, payoffs = sf.exact_terminal_data()
+        totals = {row[0] + row[1] for row in payoffs}
+        if len(totals) > 1:
+            raise InvalidGameError(
+                f"{game.name}: the game is not zero-sum or constant-sum (payoff sums differ across "
+                "leaves); use concept='maximin' for security strategies")
+        return
     if not game.is_constant_sum(tol=1e-9 * game.payoff_range()):
         raise InvalidGameError(
             f"{game.name}: the game is not zero-sum or constant-sum (payoff sums differ across "
@@ -54,7 +74,7 @@ def check_two_player_constant_sum(sf: SequenceForm) -> None:
 def solve_zero_sum(sf: SequenceForm, exact: bool = False, backend: str = "highs",
                    **options) -> ZeroSumSolution:
     """Solve the sequence-form LP (see module docstring)."""
-    check_two_player_constant_sum(sf)
+    check_two_player_constant_sum(sf, exact)
     built = security_lp(sf, player=0, exact=exact)
     lp = built.lp
     if exact:
@@ -67,12 +87,13 @@ def solve_zero_sum(sf: SequenceForm, exact: bool = False, backend: str = "highs"
         y_exact = certified.duals(lp, "best_response")
         if y_exact[0] != 1:
             raise ExactCheckError(f"exact mode: player 2's plan has y[∅] = {y_exact[0]}, not 1")
-        value = certified.objective
-        return ZeroSumSolution(value, [x_exact, y_exact], lp, solution, True)
+        value = built.value(certified.objective)
+        return ZeroSumSolution(value, [x_exact, y_exact], lp, solution, True,
+                               exact_path=certified.path)
     solution = solve_lp(lp, backend=backend, **built.solve_options(options, backend))
     x = solution.values("x")
     y = np.clip(solution.duals("best_response"), 0.0, None)
-    return ZeroSumSolution(float(solution.objective) * built.value_scale, [np.clip(x, 0.0, None), y], lp,
+    return ZeroSumSolution(built.value(solution.objective), [np.clip(x, 0.0, None), y], lp,
                            solution, False)
 
 
@@ -93,6 +114,7 @@ def solve_nash(game, *, exact: bool = False, backend: str = "highs", algorithm: 
         behaviours,
         nash_certificate,
         plans_from_behaviours,
+        relative,
         strategies_and_unreached,
     )
     from lpgame.errors import OptionError, SolverTimeLimitError
@@ -116,8 +138,8 @@ def solve_nash(game, *, exact: bool = False, backend: str = "highs", algorithm: 
             "bounds": [last.lower, last.upper]}
     elif algorithm == "lp":
         if checkpoint is not None or initial_sequences is not None:
-            raise OptionError("checkpoint and initial_sequences are options of "
-                              "algorithm='double_oracle'")
+            raise OptionError("--checkpoint is for --algorithm double_oracle (checkpoint and "
+                              "initial_sequences are options of algorithm='double_oracle')")
         try:
             sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
         except SolverTimeLimitError as error:   # name the other algorithm for large trees
@@ -141,6 +163,9 @@ def solve_nash(game, *, exact: bool = False, backend: str = "highs", algorithm: 
                                   f"exact value {ev.values[0]}")
     extra["lp_objective"] = sol.value
     cert.extra["value_gap"] = abs(sol.value - ev.values[0])
+    cert.extra["relative_value_gap"] = relative(cert.extra["value_gap"], cert.extra["payoff_range"])
+    if exact:
+        cert.extra["exact_path"] = sol.exact_path or "reconstruction"
     seconds = ({"solve": sum(r.seconds for r in sol.rounds),
                 "lp": sum(r.lp_seconds for r in sol.rounds)} if sol.rounds
                else {"solve": sol.lp_solution.seconds})

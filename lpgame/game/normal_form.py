@@ -30,6 +30,12 @@ import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.tree import DECISION, TERMINAL, Game
+from lpgame.rational import float_or_infinity
+
+
+def _is_exact(value) -> bool:
+    """An int or Fraction (not a bool): a finite number whatever its size."""
+    return isinstance(value, (int, Fraction)) and not isinstance(value, bool)
 
 
 class NormalFormGame:
@@ -50,8 +56,8 @@ class NormalFormGame:
             raise InvalidGameError(
                 f"{name}: player {empty + 1} has no strategy (payoff shape {arr.shape})")
         for index, value in np.ndenumerate(arr):
-            try:
-                ok = math.isfinite(float(value))
+            try:   # exact numbers beyond the double range (10**400) are finite: exact mode uses them
+                ok = math.isfinite(float_or_infinity(value)) or _is_exact(value)
             except (TypeError, ValueError):
                 ok = False
             if not ok:

@@ -32,13 +32,16 @@ Example
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL, TreeIndex, build_tree_index
+from lpgame.rational import to_fraction
 
 
 class IndexedGame:
@@ -76,7 +79,8 @@ class IndexedGame:
         """Smallest and largest sum of the players' payoffs over the leaves."""
         if self.payoff_structure is not None:
             return self.payoff_structure.payoff_total_bounds()
-        totals = self.index.terminal_payoffs.sum(axis=1)
+        with np.errstate(invalid="ignore"):    # inf − inf of payoffs beyond the double range
+            totals = self.index.terminal_payoffs.sum(axis=1)
         return float(totals.min()), float(totals.max())
 
     def is_zero_sum(self, tol: float = 1e-12) -> bool:
@@ -85,8 +89,14 @@ class IndexedGame:
         return max(abs(lo), abs(hi)) <= tol
 
     def is_constant_sum(self, tol: float = 1e-12) -> bool:
-        """True when every leaf's payoffs sum to the same constant."""
+        """True when every leaf's payoffs sum to the same constant.
+
+        Exact payoffs beyond the double range (e.g. 10**400, infinite as floats) are summed exactly.
+        """
         lo, hi = self._payoff_total_bounds()
+        if not (math.isfinite(lo) and math.isfinite(hi)) and self.payoff_structure is None:
+            totals = {sum(to_fraction(u) for u in row) for row in self.index.terminal_payoffs_exact}
+            return len(totals) <= 1
         return hi - lo <= tol
 
     def payoff_range(self) -> float:
@@ -134,7 +144,7 @@ class Game(IndexedGame):
             if len(roots) != 1:
                 raise InvalidGameError(
                     f"a game tree has exactly one root (node without parent); found {len(roots)}"
-                    + (f": {roots[:5]}" if roots else
+                    + (f": {', '.join(map(repr, roots[:5]))}" if roots else
                        f" (the graph has a cycle through node {nx.find_cycle(graph)[0][0]!r})"))
             root = roots[0]
         self.graph = graph

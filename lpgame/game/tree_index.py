@@ -37,7 +37,7 @@ import networkx as nx
 import numpy as np
 
 from lpgame.errors import InvalidGameError
-from lpgame.rational import to_fraction
+from lpgame.rational import float_or_infinity, to_fraction
 
 CHANCE = "chance"
 DECISION = "decision"
@@ -196,12 +196,12 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
                     or len(payoffs) != num_players):
                 raise InvalidGameError(
                     f"terminal node {node!r} needs {num_players} payoffs, got {payoffs!r}")
-            try:
-                floats = tuple(float(u) for u in payoffs)
+            try:   # an exact payoff beyond the double range (10**400) is ±inf here, exact below
+                floats = tuple(float_or_infinity(u) for u in payoffs)
             except (TypeError, ValueError) as exc:
                 raise InvalidGameError(
                     f"terminal node {node!r} has a payoff that is not a number: {payoffs!r}") from exc
-            if not all(math.isfinite(u) for u in floats):
+            if not all(math.isfinite(u) or _is_rational(p) for u, p in zip(floats, payoffs)):
                 raise InvalidGameError(
                     f"terminal node {node!r} has a payoff that is not finite: {payoffs!r}")
             terminal_nodes.append(node)
@@ -219,7 +219,8 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
                 raise InvalidGameError(f"edge {node!r} -> {c!r} has no action label")
         labels = [str(lab) for lab in labels]   # labels are compared and stored as text
         if len(set(labels)) != len(labels):
-            raise InvalidGameError(f"node {node!r} has repeated action labels {labels}")
+            raise InvalidGameError(f"node {node!r} has repeated action labels "
+                                   f"{', '.join(labels)}")
         if kind == CHANCE:
             num_chance += 1
             probs = [graph.edges[node, c].get("prob") for c in children]
@@ -233,11 +234,11 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
                     pf = float(p)
                 except (TypeError, ValueError) as exc:
                     raise InvalidGameError(
-                        f"chance node {node!r}: probability {p!r} of {lab!r} is not a number"
+                        f"chance node {node!r}: probability {p} of {lab!r} is not a number"
                     ) from exc
                 if not math.isfinite(pf) or pf < 0:
                     raise InvalidGameError(
-                        f"chance node {node!r}: probability of {lab!r} is {p!r}; "
+                        f"chance node {node!r}: probability of {lab!r} is {p}; "
                         "probabilities must be finite and non-negative")
                 total_float += pf
                 if exact_ok:
@@ -295,8 +296,9 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
             expected = pidx.infoset_actions[j]
             if set(map(str, labels)) != set(expected) or len(labels) != len(expected):
                 raise InvalidGameError(
-                    f"information set {label!r}: node {node!r} has actions {sorted(map(str, labels))}"
-                    f" but another node of the set has {sorted(expected)}")
+                    f"information set {label!r}: node {node!r} has actions "
+                    f"{', '.join(sorted(map(str, labels)))} but another node of the set has "
+                    f"{', '.join(sorted(expected))}")
             if pidx.infoset_parent_seq[j] != parent_seq:
                 raise InvalidGameError(
                     f"information set {label!r} of player {player + 1} violates perfect recall: "

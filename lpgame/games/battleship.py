@@ -32,6 +32,7 @@ from __future__ import annotations
 from lpgame.errors import InvalidGameError
 from lpgame.game.rules import TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import permutations, saturate, tree_bytes
 
 
 class BattleshipRules:
@@ -119,8 +120,18 @@ class BattleshipRules:
         return (win, loss) if shooter == 0 else (loss, win)
 
 
+def battleship_size(rows: int = 2, cols: int = 2, shots: int = 2, **_) -> int:
+    """Bytes needed at least: with c = rows·cols cells, the c² ship placements times the plays in
+    which every shot misses, ((c − 1)!/(c − 1 − s)!)² of them, are distinct nodes (B2222: 576 of
+    1,573 nodes; lpgame.games.size_prediction)."""
+    cells = rows * cols
+    misses = permutations(cells - 1, min(shots, cells - 1))
+    return tree_bytes(saturate(cells * cells * misses * misses))
+
+
 @register("battleship", "Battleship B2<h><w><r>: one unit ship each on an h×w grid, r shots each "
-          "(general-sum)", "Farina 2023 App. A.1.1; notes/farina-thesis.md §2.6")
+          "(general-sum)", "Farina 2023 App. A.1.1; notes/farina-thesis.md §2.6",
+          ranges={"rows": (1, None), "cols": (1, None), "shots": (1, None)}, size=battleship_size)
 def battleship(rows: int = 2, cols: int = 2, shots: int = 2, ship_value=1, loss_multiplier=2):
     """Battleship on a ``rows`` × ``cols`` grid with ``shots`` shots each (module docstring);
     sinking the opponent's ship pays ``ship_value``, losing one's own costs

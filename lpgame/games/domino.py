@@ -51,6 +51,7 @@ from fractions import Fraction
 from lpgame.errors import InvalidGameError
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import binomial, saturate, tree_bytes
 
 LEFT, RIGHT, OPEN, PASS = "left", "right", "open", "pass"
 
@@ -319,8 +320,21 @@ def permutation_tree_counts(M: int, N: int) -> tuple[int, int]:  # noqa: N803
     return total, len(infosets)
 
 
+BYTES_PER_COMPILED_DOMINO_NODE = 64
+
+
+def domino_size(M: int = 2, N: int = 2, structured: bool = True) -> int:  # noqa: N803
+    """Bytes needed at least: every deal of N tiles to each player from the (M + 1)(M + 2)/2 tiles,
+    C(T, N)·C(T − N, N) of them, is a distinct node; a compiled node costs at least a few int64
+    array entries (:data:`BYTES_PER_COMPILED_DOMINO_NODE`), an explicit one a tree node."""
+    tiles = (M + 1) * (M + 2) // 2
+    deals = saturate(binomial(tiles, N) * binomial(tiles - N, N))
+    return saturate(deals * BYTES_PER_COMPILED_DOMINO_NODE) if structured else tree_bytes(deals)
+
+
 @register("domino", "Two-player Domino(M, N): tiles up to M, N tiles each, draw one when stuck",
-          "Rojas Linárez 2020 l. 1256–1268; notes/rojas-linarez-and-notebook.md §1.9")
+          "Rojas Linárez 2020 l. 1256–1268; notes/rojas-linarez-and-notebook.md §1.9",
+          ranges={"M": (0, None), "N": (1, None)}, size=domino_size)
 def domino(M: int = 2, N: int = 2, structured: bool = True):  # noqa: N803
     """Domino(M, N) (module docstring), chance at the deal and at the draws.
 

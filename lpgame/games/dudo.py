@@ -46,6 +46,7 @@ from lpgame.game.private_signals import compile_private_signals
 from lpgame.game.rules import expand
 from lpgame.games.liars_dice import DiceBiddingRules
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import binomial, compiled_bytes, power, saturate, tree_bytes
 from lpgame.registry import GameInfo, solve_value
 
 
@@ -88,8 +89,22 @@ class DudoRules(DiceBiddingRules):
         return self._payoffs_by_loser[np.where(claim_true, challenger, bidder)]
 
 
+def dudo_size(K: int = 3, D1: int = 1, D2: int = 1, structured: bool = True) -> int:  # noqa: N803
+    """Bytes needed at least, from the module docstring's counts with n = K(D1 + D2) bids and
+    R_i = C(D_i + K − 1, K − 1): the explicit tree has R1·R2·(2^(n+1) − 1) + 1 nodes; the compiled
+    game a public tree of 2^n bid histories, (R1 + R2)(2^n − 1) (signal, sequence) pairs and an
+    R1·R2 × 2^n payoff table. The smaller games solved for the leaf values are smaller still."""
+    histories = power(2, K * (D1 + D2))
+    r1, r2 = binomial(D1 + K - 1, K - 1), binomial(D2 + K - 1, K - 1)
+    if not structured:
+        return tree_bytes(saturate(r1 * r2 * (2 * histories - 1) + 1))
+    return saturate(compiled_bytes(histories, (r1 + r2) * (histories - 1))
+                    + r1 * r2 * histories * 16)
+
+
 @register("dudo", "Dudo(K, D1, D2): two-player Dudo round, K faces, D1 and D2 dice, exact "
-          "multi-round leaf values", "notes/rojas-linarez-and-notebook.md §1.8")
+          "multi-round leaf values", "notes/rojas-linarez-and-notebook.md §1.8",
+          ranges={"K": (1, None), "D1": (1, None), "D2": (1, None)}, size=dudo_size)
 def dudo(K: int = 3, D1: int = 1, D2: int = 1, structured: bool = True):  # noqa: N803
     """Dudo(K, D1, D2) (module docstring); the leaf values of games with more than one die in all
     are found by solving the smaller Dudo games exactly first (cached in :func:`dudo_value`).

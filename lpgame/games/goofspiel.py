@@ -37,6 +37,7 @@ from fractions import Fraction
 from lpgame.errors import InvalidGameError
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import permutations, power, tree_bytes
 
 
 class GoofspielRules:
@@ -126,15 +127,23 @@ class GoofspielRules:
         return tuple(int(s) if s.denominator == 1 else s for s in score)
 
 
+def goofspiel_size(players: int = 2, cards: int = 4) -> int:
+    """Bytes needed at least: the tree has (k!)^(n+1) leaves, k! prize orders × k! bid orders per
+    player (G24: 13,824 terminals; lpgame.games.size_prediction)."""
+    return tree_bytes(power(permutations(cards, cards), players + 1))
+
+
 @register("goofspiel", "Goofspiel G<n><k>: n players bid cards 1..k for random prizes (bids public)",
-          "Ross 1971; Farina 2023 App. A.1.3; notes/farina-thesis.md §2.3")
+          "Ross 1971; Farina 2023 App. A.1.3; notes/farina-thesis.md §2.3",
+          ranges={"players": (2, None), "cards": (1, None)}, size=goofspiel_size)
 def goofspiel(players: int = 2, cards: int = 4):
     """Goofspiel with ``players`` players and ``cards`` cards (module docstring)."""
     return expand(GoofspielRules(players, cards, limited=False))
 
 
 @register("goofspiel_limited", "Limited-information Goofspiel GL<n><k>: only the winners of each turn "
-          "are announced", "Farina 2023 App. A.1.4; notes/farina-thesis.md §2.4")
+          "are announced", "Farina 2023 App. A.1.4; notes/farina-thesis.md §2.4",
+          ranges={"players": (2, None), "cards": (1, None)}, size=goofspiel_size)
 def goofspiel_limited(players: int = 2, cards: int = 4):
     """Limited-information Goofspiel with ``players`` players and ``cards`` cards (module docstring)."""
     return expand(GoofspielRules(players, cards, limited=True))

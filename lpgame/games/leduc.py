@@ -48,6 +48,7 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.poker import card_names
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import permutations, power, saturate, tree_bytes
 
 DEALS = ("ranks", "cards")
 ANTE = 1
@@ -146,7 +147,7 @@ class LeducRules:
                 f"Leduc poker with {players} players needs at least {players + 1} cards (one each "
                 f"and a board card); ranks={ranks} × suits={suits} gives {ranks * suits}")
         if deal not in DEALS:
-            raise InvalidGameError(f"Leduc poker: deal must be one of {DEALS}, got {deal!r}")
+            raise InvalidGameError(f"Leduc poker: deal must be one of {', '.join(DEALS)}, got {deal}")
         self.num_players = players
         self.bets, self.ranks, self.suits, self.deal = bets, ranks, suits, deal
         self.name = name or (f"leduc_poker(players={players}, bets={bets}, ranks={ranks}, "
@@ -275,10 +276,25 @@ class LeducRules:
         return tuple(i for i in live if strength[i] == best)
 
 
+def leduc_size(players: int = 2, bets: int = 2, ranks: int = 3, suits: int = 2,
+               deal: str = "ranks") -> int:
+    """Bytes needed at least: for every deal of the n + 1 cards (ordered cards, or with
+    deal="ranks" the sequences whose first min(n + 1, r) ranks differ), the (b + 1)² raise chains
+    that every player calls through both rounds, and the 2^(n−1) ways the other players fold or
+    call the first bet, are distinct leaves."""
+    if deal == "cards":
+        deals = permutations(ranks * suits, players + 1)
+    else:
+        deals = permutations(ranks, min(players + 1, ranks))
+    return tree_bytes(saturate(max(deals, 1) * ((bets + 1) ** 2 + power(2, players - 1))))
+
+
 @register("leduc_poker",
           "Leduc poker L(n,b,r,s): n players, b bets per round, r ranks × s suits; deal=ranks|cards "
           "(standard: value −0.0856064 for player 1)",
-          "Southey et al. 2005; notes/farina-thesis.md §2.2; OpenSpiel leduc_poker")
+          "Southey et al. 2005; notes/farina-thesis.md §2.2; OpenSpiel leduc_poker",
+          ranges={"players": (2, None), "bets": (1, None), "ranks": (1, None), "suits": (1, None)},
+          choices={"deal": ("ranks", "cards")}, size=leduc_size)
 def leduc_poker(players: int = 2, bets: int = 2, ranks: int = 3, suits: int = 2,
                 deal: str = "ranks"):
     """Leduc poker expanded to the explicit tree (see the module docstring for the rules).

@@ -43,6 +43,7 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.private_signals import compile_private_signals
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import compiled_bytes, power, saturate, tree_bytes
 
 
 class DiceBiddingRules:
@@ -223,8 +224,20 @@ class LiarsDiceRules(DiceBiddingRules):
         return np.array(out.tolist(), dtype=object)
 
 
+def liars_dice_size(players: int = 2, faces: int = 6, structured: bool = True, **_) -> int:
+    """Bytes needed at least, from the module docstring's counts with m = nk bids: the explicit
+    tree has more than |𝒵| = k^n·(2^m − 1) nodes; the compiled game a public tree of 2^m bid
+    histories, |𝒥| = k·2^m (signal, information set) pairs and a k^n deals × 2^m leaves table."""
+    histories = power(2, players * faces)
+    deals = power(faces, players)
+    if not structured:
+        return tree_bytes(saturate(deals * (histories - 1)))
+    return saturate(compiled_bytes(histories, faces * histories) + deals * histories * 16)
+
+
 @register("liars_dice", "Liar's dice D<n><k>: n players, one k-sided die each (Farina's benchmark)",
-          "Farina 2023 App. A.1.2; notes/farina-thesis.md §2.5")
+          "Farina 2023 App. A.1.2; notes/farina-thesis.md §2.5",
+          ranges={"players": (2, None), "faces": (1, None)}, size=liars_dice_size)
 def liars_dice(players: int = 2, faces: int = 6, structured: bool = True, wild: bool = False):
     """Liar's dice with ``players`` players and one ``faces``-sided die each (module docstring).
 

@@ -16,11 +16,14 @@ Each generator returns a :class:`~lpgame.game.NormalFormGame` with integer payof
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import binomial, saturate
 
 
 def _zero_sum(matrix, actions, name) -> NormalFormGame:
@@ -52,15 +55,29 @@ def ficha_vs_domino():
 
 
 def compositions(total: int, parts: int) -> list[tuple[int, ...]]:
-    """All (a_1..a_parts) ≥ 0 with Σ = total, in lexicographic order."""
-    if parts == 1:
-        return [(total,)]
-    return [(first,) + rest for first in range(total + 1)
-            for rest in compositions(total - first, parts - 1)]
+    """All (a_1..a_parts) ≥ 0 with Σ = total, in lexicographic order.
+
+    Stars and bars (Feller 1968, §II.5): the bars' positions 0 ≤ c_1 < … < c_{parts−1} among
+    total + parts − 1 slots give a_1 = c_1, a_k = c_k − c_{k−1} − 1, a_parts = total + parts − 2 −
+    c_{parts−1}; lexicographic order of the c's is that of the a's. No recursion, so any number of
+    battlefields works."""
+    slots = total + parts - 1
+    out = []
+    for bars in itertools.combinations(range(slots), parts - 1):
+        edges = (-1,) + bars + (slots,)
+        out.append(tuple(edges[k + 1] - edges[k] - 1 for k in range(parts)))
+    return out
+
+
+def colonel_blotto_size(S: int = 5, N: int = 3) -> int:  # noqa: N803
+    """Bytes needed at least: s = C(S + N − 1, N − 1) pure strategies each; comparing every pair
+    battlefield by battlefield takes s²·N booleans, and the payoff tables s² Python integers."""
+    strategies = binomial(S + N - 1, N - 1)
+    return saturate(strategies * strategies * (N + 80))
 
 
 @register("colonel_blotto", "Colonel Blotto: S soldiers over N battlefields (value 0)",
-          "rojas §1.5")
+          "rojas §1.5", ranges={"S": (1, None), "N": (1, None)}, size=colonel_blotto_size)
 def colonel_blotto(S: int = 5, N: int = 3):  # noqa: N803
     if S < 1 or N < 1:
         raise InvalidGameError(f"colonel_blotto needs S ≥ 1 and N ≥ 1, got S={S}, N={N}")

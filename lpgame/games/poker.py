@@ -30,6 +30,7 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.private_signals import compile_private_signals
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import compiled_bytes, permutations, saturate, tree_bytes
 from lpgame.limits import check_prediction
 
 
@@ -173,8 +174,27 @@ class KuhnRules:
         return tuple((pot if i == winner else 0) - contribution[i] for i in range(n))
 
 
+def public_leaves(players: int) -> int:
+    """Betting sequences: all check (1), or a first bet at one of the n seats followed by the
+    other n − 1 players' fold-or-call (n·2^(n−1)); 5 for two players (module docstring)."""
+    return 1 + players * 2 ** (players - 1) if players < 64 else 1 << 128
+
+
+def kuhn_size(players: int = 2, cards: int = 3, structured: bool = False, **_) -> int:
+    """Bytes needed at least: the explicit tree has r!/(r−n)! deals × public leaves nodes
+    (9r(r − 1) + 1 for two players); the compiled game holds n·r signals × ≥ 2 public sequences
+    each, and with three or more players all the deals (lpgame.games.size_prediction)."""
+    leaves = public_leaves(players)
+    deals = permutations(cards, players)
+    if not structured:
+        return tree_bytes(saturate(deals * leaves))
+    enumerated = saturate(deals * 8 * players) if players > 2 else 0
+    return saturate(compiled_bytes(leaves, players * cards * 2) + enumerated)
+
+
 @register("kuhn_poker", "Kuhn poker, n players, r cards (value −1/18 for 2 players, 3 cards)",
-          "Kuhn 1950; notes/farina-thesis.md §2.1")
+          "Kuhn 1950; notes/farina-thesis.md §2.1", ranges={"players": (2, None), "cards": (2, None)},
+          size=kuhn_size)
 def kuhn_poker(players: int = 2, cards: int = 3, structured: bool = False):
     """Kuhn poker as an explicit networkx tree (default), or compiled by broadcasting."""
     rules = KuhnRules(players, cards)
@@ -182,7 +202,8 @@ def kuhn_poker(players: int = 2, cards: int = 3, structured: bool = False):
 
 
 @register("one_card_poker", "One-Card Poker OCP(N): 2-player Kuhn betting with an N-card deck",
-          "notes/rojas-linarez-and-notebook.md §1.7")
+          "notes/rojas-linarez-and-notebook.md §1.7", ranges={"N": (2, None)},
+          size=lambda N=3, structured=True: kuhn_size(2, N, structured))  # noqa: N803
 def one_card_poker(N: int = 3, structured: bool = True):  # noqa: N803  (the catalog's name)
     """OCP(N). ``structured=True`` (default) compiles deals × public tree by broadcasting
     (:mod:`lpgame.game.private_signals`); ``False`` expands the explicit networkx tree."""

@@ -91,10 +91,14 @@ def rhode_island_ordered(ranks: int = 13, suits: int = 4, max_bets: int = 3, ant
     return OrderedSignalGame(name, names, rounds, ante, strength)
 
 
+MAX_BETS = 100   # the public betting tree is built recursively, about 3·max_bets levels deep
+
+
 @register("rhode_island_holdem",
           "Rhode Island Hold'em (52 cards, 3 rounds, signal form, never expanded; solve with "
           "abstraction=gameshrink)",
-          "Shi & Littman 2001; Gilpin & Sandholm EC'06; notes/gameshrink-and-hoehn.md §A.12")
+          "Shi & Littman 2001; Gilpin & Sandholm EC'06; notes/gameshrink-and-hoehn.md §A.12",
+          ranges={"ranks": (3, 13), "suits": (1, None), "max_bets": (0, MAX_BETS)})
 def rhode_island_holdem(ranks: int = 13, suits: int = 4, max_bets: int = 3):
     """Rhode Island Hold'em in signal form (an OrderedSignalGame; see the module docstring)."""
     return rhode_island_ordered(ranks, suits, max_bets)

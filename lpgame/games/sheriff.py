@@ -33,6 +33,7 @@ from __future__ import annotations
 from lpgame.errors import InvalidGameError
 from lpgame.game.rules import TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
+from lpgame.games.size_prediction import power, saturate, tree_bytes
 
 ACCEPT, DECLINE = "accept", "decline"
 
@@ -105,8 +106,15 @@ class SheriffRules:
         return (self.s, -self.s)
 
 
+def sheriff_size(N: int = 10, B: int = 2, rounds: int = 2, **_) -> int:  # noqa: N803
+    """Bytes needed at least: (N + 1)·(2(B + 1))^rounds terminals (N + 1 loads, then per round a
+    bribe of 0..B and the sheriff's answer; S2122 … S2264 of Farina's Table A.1)."""
+    return tree_bytes(saturate((N + 1) * power(2 * (B + 1), rounds)))
+
+
 @register("sheriff", "Sheriff S2<N><B><r>: Smuggler loads N items at most, r rounds of bribes up to B "
-          "(general-sum)", "Farina 2023 App. A.1.9; notes/farina-thesis.md §2.7")
+          "(general-sum)", "Farina 2023 App. A.1.9; notes/farina-thesis.md §2.7",
+          ranges={"N": (0, None), "B": (0, None), "rounds": (1, None)}, size=sheriff_size)
 def sheriff(N: int = 10, B: int = 2, rounds: int = 2, v=5, p=1, s=1):  # noqa: N803
     """Sheriff with at most ``N`` illegal items, bribes 0..``B`` and ``rounds`` rounds of bargaining;
     item value ``v``, penalty per item ``p``, compensation ``s`` (module docstring)."""

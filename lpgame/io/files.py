@@ -20,6 +20,7 @@ from lpgame.errors import GameFileError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import Game
 from lpgame.io.gambit import efg_text, nfg_text, read_efg, read_nfg
+from lpgame.io.safe_files import write_text_atomic
 
 READERS = {".efg": read_efg, ".nfg": read_nfg}
 
@@ -50,7 +51,7 @@ def write_game_file(game, path, **options) -> None:
     else:
         raise GameFileError(f"unknown game file type {path.suffix or '(no extension)'!r}; "
                             f"lpgame writes {', '.join(READERS)}", str(path))
-    path.write_text(text, encoding="utf-8")
+    write_text_atomic(path, text)   # the previous file stays whole if the write is interrupted
 
 
 __all__ = ["read_game_file", "write_game_file"]

@@ -28,7 +28,9 @@ Strategic form (``NFG 1 R``)
 
 Reading
     Numbers (integers, decimals such as ``.80`` or ``1.5e-3``, rationals such as ``1/3``) become
-    exact :class:`fractions.Fraction`. An ``.efg`` becomes a :class:`~lpgame.game.Game` whose
+    exact :class:`fractions.Fraction`, however large: ``1e400`` or a 5,001-digit integer is read
+    exactly (exact mode solves with it; floating-point mode refuses it by name,
+    :mod:`lpgame.lp.scaling`). An ``.efg`` becomes a :class:`~lpgame.game.Game` whose
     nodes are numbered 0, 1, ... in file order. Node attributes keep Gambit's labels: ``label``
     (the node name, when not empty), ``outcome`` (the name of a leaf's outcome); the game keeps
     the title as ``name``, the players' names and, in ``graph.graph``, ``title`` and ``comment``.
@@ -74,6 +76,7 @@ Example
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -81,7 +84,6 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from numbers import Integral, Rational
-from pathlib import Path
 from typing import NamedTuple
 
 import networkx as nx
@@ -90,6 +92,11 @@ import numpy as np
 from lpgame.errors import GameFileError, InvalidGameError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game, IndexedGame
+from lpgame.io.safe_files import read_text_bounded, write_text_atomic
+from lpgame.limits import check_prediction
+from lpgame.rational import integer_from_text
+
+MAX_COUNT_DIGITS = 100   # counts and outcome numbers; longer ones cannot be meant
 
 # ----------------------------------------------------------------------------------------------
 # tokenizer
@@ -160,17 +167,17 @@ def tokenize(text: str, path: str | None = None) -> list[Token]:
 def parse_number(text: str) -> Fraction | None:
     """An integer, decimal (``.8``, ``1.5e-3``) or rational (``-2/3``) as a Fraction, else None."""
     if _INTEGER.fullmatch(text):
-        return Fraction(int(text))
+        return Fraction(integer_from_text(text))      # any number of digits, exactly
     if _NUMBER.fullmatch(text):
         decimal = Decimal(text)
         if abs(decimal.as_tuple().exponent) > MAX_DECIMAL_EXPONENT:
             return None   # 1e999999999 would build a gigantic integer
         return Fraction(decimal)
     if _RATIONAL.fullmatch(text):
-        numerator, denominator = text.split("/")
-        if int(denominator) == 0:
+        numerator, denominator = (integer_from_text(part) for part in text.split("/"))
+        if denominator == 0:
             return None
-        return Fraction(int(numerator), int(denominator))
+        return Fraction(numerator, denominator)
     return None
 
 
@@ -242,6 +249,9 @@ class TokenStream:
         if token.kind != ATOM or not _INTEGER.fullmatch(token.text):
             shown = repr(token.text) if token.kind == ATOM else _show(token)
             raise self.error(f"expected {what} (a whole number), found {shown}", token.line)
+        if len(token.text.lstrip("+-")) > MAX_COUNT_DIGITS:
+            raise self.error(f"{what}: a whole number of {len(token.text.lstrip('+-'))} digits is "
+                             "far too large", token.line)
         value = int(token.text)
         if value < minimum:
             raise self.error(f"{what} must be at least {minimum}, found {value}", token.line)
@@ -278,15 +288,9 @@ def _show(token: Token) -> str:
 
 
 def _read_text(path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GameFileError("no such file", str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise GameFileError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})",
-                            str(path)) from None
-    except OSError as exc:
-        raise GameFileError(f"cannot read the file: {exc.strerror}", str(path)) from None
+    """The file's text, at most a memory-bounded number of bytes (an endless stream such as
+    /dev/zero is refused, :func:`lpgame.io.safe_files.read_text_bounded`)."""
+    return read_text_bounded(path)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -574,7 +578,15 @@ def _add(a: tuple | None, b: tuple | None) -> tuple | None:
 
 
 def _fmt_tuple(values) -> str:
-    return "(" + ", ".join(str(v) for v in values) + ")"
+    return "(" + ", ".join(_fmt_number(v) for v in values) + ")"
+
+
+def _fmt_number(value) -> str:
+    """A number for a message; one too long to print (Python converts at most 4,300 digits) is
+    described by its size."""
+    if isinstance(value, Rational) and max(abs(value.numerator), value.denominator).bit_length() > 3000:
+        return f"(a number of about {int(abs(value.numerator).bit_length() * 0.30103) + 1} digits)"
+    return str(value)
 
 
 def parse_efg(text: str, path: str | None = None) -> Game:
@@ -591,8 +603,16 @@ def read_efg(path) -> Game:
 # .nfg reading
 
 
+BYTES_PER_NFG_PROFILE = 64   # per player and profile: a list entry, a tuple slot, two object cells
+
+
 def parse_nfg(text: str, path: str | None = None) -> NormalFormGame:
-    """A :class:`~lpgame.game.NormalFormGame` from the text of a Gambit ``.nfg`` file."""
+    """A :class:`~lpgame.game.NormalFormGame` from the text of a Gambit ``.nfg`` file.
+
+    The strategy counts are checked against the memory limit
+    (:func:`lpgame.limits.check_prediction`, about 64 bytes per player and profile) before any
+    table is allocated, so a file declaring 10⁹ × 10⁹ strategies is refused with
+    :class:`~lpgame.errors.ModelTooLargeError` naming the line."""
     s = TokenStream(text, path)
     title, players = _prologue(s, "NFG", "1")
     n = len(players)
@@ -610,14 +630,19 @@ def parse_nfg(text: str, path: str | None = None) -> NormalFormGame:
             counts.append(s.integer("a number of strategies", minimum=1))
             s.skip_commas()
         s.next("'}'")
-        strategies = [[str(k + 1) for k in range(m)] for m in counts]
+        strategies = None
     if len(counts) != n:
         raise s.error(f"{len(counts)} strategy lists/counts for {n} players", list_line)
     for i, m in enumerate(counts):
         if m == 0:
             raise s.error(f"player {i + 1} has no strategies", list_line)
+    profiles = math.prod(counts)
+    check_prediction(f"{path or 'the .nfg text'}: line {list_line}: the payoff table of "
+                     f"{' × '.join(map(str, counts))} strategy profiles",
+                     profiles * BYTES_PER_NFG_PROFILE * (n + 1) + sum(counts) * BYTES_PER_NFG_PROFILE)
+    if strategies is None:
+        strategies = [[str(k + 1) for k in range(m)] for m in counts]
     comment = s.string("the comment") if s.peek_kind() == STRING else ""
-    profiles = int(np.prod(counts))
     if s.peek_kind() == LBRACE:                    # outcome version
         s.next("'{'")
         outcomes: list[tuple] = []
@@ -827,12 +852,12 @@ def nfg_text(game: NormalFormGame, form: str = "outcome") -> str:
 
 def write_efg(game: Game, path) -> None:
     """Write ``game`` as a Gambit ``.efg`` file."""
-    Path(path).write_text(efg_text(game), encoding="utf-8")
+    write_text_atomic(path, efg_text(game))
 
 
 def write_nfg(game: NormalFormGame, path, form: str = "outcome") -> None:
     """Write ``game`` as a Gambit ``.nfg`` file (``form``: ``"outcome"`` or ``"payoff"``)."""
-    Path(path).write_text(nfg_text(game, form), encoding="utf-8")
+    write_text_atomic(path, nfg_text(game, form))
 
 
 __all__ = ["parse_efg", "read_efg", "parse_nfg", "read_nfg", "efg_text", "nfg_text", "write_efg",

@@ -23,6 +23,9 @@ Requires the optional extra ``openspiel`` (``pip install lpgame[openspiel]``).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from fractions import Fraction
 
 import networkx as nx
@@ -66,6 +69,15 @@ def game_from_openspiel(game, memory_limit: int | None = None) -> Game:
     ``pyspiel.load_game``), walked depth first (see module docstring)."""
     pyspiel = _pyspiel()
     game = _load(game)
+    try:
+        return _walk(pyspiel, game, memory_limit)
+    except pyspiel.SpielError as exc:      # a game OpenSpiel loads but cannot walk this way
+        raise InvalidGameError(f"OpenSpiel game {str(game)!r} cannot be imported: "
+                               f"{_spiel_message(exc)}") from None
+
+
+def _walk(pyspiel, game, memory_limit: int | None) -> Game:
+    """The depth-first walk of :func:`game_from_openspiel`."""
     gtype = game.get_type()
     if gtype.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         raise InvalidGameError(f"OpenSpiel game {gtype.short_name!r} is not turn-based "
@@ -130,7 +142,46 @@ def _first_states_of_infosets(openspiel_game):
 
 
 def _load(openspiel_game):
-    return _pyspiel().load_game(openspiel_game) if isinstance(openspiel_game, str) else openspiel_game
+    """``pyspiel.load_game`` of a name, with OpenSpiel's errors (unknown game, malformed
+    parameters, parameters out of range) raised as :class:`~lpgame.errors.InvalidGameError`."""
+    if not isinstance(openspiel_game, str):
+        return openspiel_game
+    pyspiel = _pyspiel()
+    if not openspiel_game.strip():
+        raise InvalidGameError("OpenSpiel game name is empty; give a name such as 'kuhn_poker'")
+    try:
+        with _quiet_stderr():     # OpenSpiel's C++ also prints its error, with every game's name
+            return pyspiel.load_game(openspiel_game)
+    except pyspiel.SpielError as exc:
+        raise InvalidGameError(f"OpenSpiel cannot load game {openspiel_game!r}: "
+                               f"{_spiel_message(exc)}") from None
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """File descriptor 2 pointed at the null device for the duration (C-level writes included)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):       # no usable descriptor 2
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _spiel_message(exc: Exception) -> str:
+    """OpenSpiel's error text, shortened: its unknown-game message lists every game it has."""
+    text = " ".join(str(exc).split())
+    if text.startswith("Unknown game"):
+        return text.split(". Available games")[0] + " (pyspiel.registered_names() lists the games)"
+    return text if len(text) <= 300 else text[:300] + "…"
 
 
 def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list[dict]:
@@ -144,7 +195,8 @@ def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list
     for i, strategy in enumerate(strategies):
         missing = [j for j in game.infosets(i) if j not in strategy]
         if missing:
-            raise StrategyError(f"OpenSpiel policy has no entry for information sets {missing[:5]}")
+            raise StrategyError(f"OpenSpiel policy has no entry for information sets "
+                                  f"{', '.join(map(str, missing[:5]))}")
     return strategies
 
 

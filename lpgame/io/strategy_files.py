@@ -40,7 +40,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from lpgame.errors import StrategyError
-from lpgame.io.json_io import number_from_json
+from lpgame.io.json_io import number_from_json, read_json
+from lpgame.io.safe_files import atomic_path
 
 SUM_TOLERANCE = 1e-9
 MAX_LISTED = 10
@@ -89,6 +90,8 @@ def load_strategies(source, game, format: str | None = None,
         kind = (format or path.suffix.lstrip(".")).lower()
         if not path.exists():
             raise StrategyError(f"{path}: no such strategy file")
+        if path.is_dir():
+            raise StrategyError(f"{path}: is a folder, not a strategy file")
         if kind == "json":
             rows = rows_from_json_data(_read_json(path), str(path))
         elif kind == "csv":
@@ -101,10 +104,7 @@ def load_strategies(source, game, format: str | None = None,
 
 # ---------------------------------------------------------------------- JSON
 def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise StrategyError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from exc
+    return read_json(path, what="strategy file")
 
 
 def rows_from_json_data(data, where: str) -> list[StrategyRow]:
@@ -139,25 +139,32 @@ def _rows_of_mapping(mapping: dict, player: int | None, where: str) -> list[Stra
 
 
 def _number(value, where: str):
-    if isinstance(value, bool) or value is None:
-        raise StrategyError(f"{where}: probability {value!r} is not a number")
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        raise StrategyError(f"{where}: probability {json.dumps(value)[:40]} is not a number")
     if isinstance(value, str):
         text = value.strip()
         if "/" in text:
             try:
                 return number_from_json(text)
             except (StrategyError, ValueError) as exc:
-                raise StrategyError(f"{where}: probability {value!r} is not a number") from exc
+                raise StrategyError(f"{where}: probability {_short(value)} is not a number") from exc
         try:
             return float(text)
         except ValueError as exc:
-            raise StrategyError(f"{where}: probability {value!r} is not a number") from exc
+            raise StrategyError(f"{where}: probability {_short(value)} is not a number") from exc
     if isinstance(value, Fraction):
         return value
     try:
         return float(value)
+    except OverflowError:
+        raise StrategyError(f"{where}: probability {_short(value)} is too large") from None
     except (TypeError, ValueError) as exc:
-        raise StrategyError(f"{where}: probability {value!r} is not a number") from exc
+        raise StrategyError(f"{where}: probability {_short(value)} is not a number") from exc
+
+
+def _short(value) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else f"{text[:20]}… ({len(text)} characters)"
 
 
 # ---------------------------------------------------------------------- CSV
@@ -173,7 +180,20 @@ def _column(header: list[str], names: tuple[str, ...], path: Path, required: boo
 
 
 def rows_from_csv(path: Path) -> list[StrategyRow]:
-    """Rows of a CSV strategy file (module docstring)."""
+    """Rows of a CSV strategy file (module docstring); a file that is not UTF-8 text (a binary
+    file), a folder or a malformed CSV record raises StrategyError naming the file and line."""
+    try:
+        return _rows_from_csv(path)
+    except UnicodeDecodeError as exc:
+        raise StrategyError(f"{path}: not a UTF-8 text file (byte {exc.start} cannot be decoded); "
+                            "expected a CSV strategy file") from None
+    except csv.Error as exc:
+        raise StrategyError(f"{path}: not a readable CSV file ({exc})") from None
+    except OSError as exc:
+        raise StrategyError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+
+
+def _rows_from_csv(path: Path) -> list[StrategyRow]:
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.reader(handle)
         try:
@@ -295,7 +315,7 @@ def rows_from_tabular_policy(policy, game, mapping=None, action_mapping=None) ->
             elif actions is not None:
                 raise StrategyError(f"{where} has {len(legal)} legal actions but lpgame's "
                                     f"information set {label!r} has {len(actions)} "
-                                    f"({list(actions)}); give an action_mapping")
+                                    f"({', '.join(actions)}); give an action_mapping")
             else:
                 action = str(action_id)
             rows.append(StrategyRow(player, str(label), str(action),
@@ -358,12 +378,12 @@ def match_rows(rows: list[StrategyRow], game, missing: str = "error") -> list[di
         p = row.probability
         if (isinstance(p, float) and math.isnan(p)) or p < 0 or \
                 (isinstance(p, float) and math.isinf(p)):
-            raise StrategyError(f"{row.where}: probability of {row.action!r} is {p!r}; "
+            raise StrategyError(f"{row.where}: probability of {row.action!r} is {p}; "
                                 "probabilities must be finite and non-negative")
         actions = game.actions(player, row.infoset)
         if row.action not in actions:
             raise StrategyError(f"{row.where}: information set {row.infoset!r} has no action "
-                                f"{row.action!r}; its actions are {list(actions)}")
+                                f"{row.action!r}; its actions are {', '.join(actions)}")
         table = tables[player].setdefault(row.infoset, {})
         if row.action in table:
             raise StrategyError(f"{row.where}: a second probability for action {row.action!r} "
@@ -416,7 +436,7 @@ def match_rows(rows: list[StrategyRow], game, missing: str = "error") -> list[di
 
 def write_strategies_csv(strategies: list[dict], path) -> None:
     """Write strategies as CSV with columns player (1-based), infoset, action, probability."""
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    with atomic_path(path) as temp, open(temp, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["player", "infoset", "action", "probability"])
         for i, strategy in enumerate(strategies):

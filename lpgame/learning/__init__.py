@@ -134,8 +134,8 @@ def _construct(algorithm: str, cls, *args, **params):
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "sf", "rng", "game"}
     unknown = sorted(set(params) - accepted)
     if unknown:
-        raise LpgameError(f"algorithm {algorithm!r} has no parameter(s) {unknown}; its parameters "
-                          f"are {sorted(accepted - {'procedure'})}")
+        raise LpgameError(f"algorithm {algorithm} has no parameter(s) {', '.join(unknown)}; its "
+                          f"parameters are {', '.join(sorted(accepted - {'procedure'}))}")
     return cls(*args, **params)
 
 

@@ -40,7 +40,9 @@ def plot_learning_curve(result: LearningResult, path=None, equilibrium_value=Non
     fig.suptitle(title or f"{result.algorithm} on {result.game}")
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path)
+        from lpgame.io.safe_files import atomic_path
+        with atomic_path(path) as temp:  # the previous picture stays whole if this is interrupted
+            fig.savefig(temp)
         plt.close(fig)
     return fig
 

@@ -25,9 +25,17 @@ def solve_lp(lp: LinearProgram, backend: str = "highs", memory_limit: int | None
     (:mod:`lpgame.lp.clarabel_backend`).
 
     The LP's memory is predicted from its size first (:mod:`lpgame.limits`); a model over the limit
-    raises :class:`~lpgame.errors.ModelTooLargeError` before anything is rendered.
+    raises :class:`~lpgame.errors.ModelTooLargeError` before anything is rendered. ``threads`` must
+    be 1 to ``os.cpu_count()`` (:class:`~lpgame.errors.OptionError` otherwise).
     """
+    if options.get("threads") is not None:   # bounded by the machine before any solver starts
+        from lpgame.lp.highs_backend import check_threads
+        options["threads"] = check_threads(options["threads"])
     size = lp.size()
+    if lp.is_mip and (backend != "highs" or options.get("solver") == "clarabel"):
+        raise SolverError(f"MILP {lp.name!r} ({size['integers']} integer variables) is solved by "
+                          f"HiGHS's branch and bound only: use backend='highs' without "
+                          f"solver='clarabel' (got backend={backend!r})")
     factor = 1 if backend == "highs" else 20   # modelling layers hold per-entry Python objects
     if backend == "highs" and options.get("solver") == "clarabel":
         factor = 2   # Clarabel's KKT matrix and its LDLᵀ factor beside HiGHS-sized arrays
@@ -60,29 +68,66 @@ def solve_lp_exact(lp: LinearProgram, backend: str = "highs", **options):
     HiGHS stops at a basis that is optimal within its tolerances (1e-7 by default). Rarely that
     basis is not exactly optimal: on Domino(3,3) a row of the basic solution is violated by 7e-10
     in exact arithmetic. Then the simplex goes on from that basis with the tightest tolerances
-    HiGHS allows (:data:`TIGHT_TOLERANCES`) and the new basis is certified; if that fails too, the
-    second :class:`~lpgame.errors.ExactCheckError` is raised, naming the first.
+    HiGHS allows (:data:`TIGHT_TOLERANCES`) and the new basis is certified; if that fails too,
+    exact simplex pivots continue from it (:mod:`lpgame.lp.exact_simplex`, small LPs) and their
+    basis is certified. Only when all of these fail is an :class:`~lpgame.errors.ExactCheckError`
+    raised, naming each failure. Where HiGHS fails outright on the floating-point image of a small
+    LP, exact pivots start from the all-slack basis. ``ExactSolution.path`` says which path
+    certified the answer: ``"reconstruction"`` or ``"fmpq_solve"`` (how the basis system was
+    solved exactly), prefixed by ``"tight_tolerances+"``, ``"exact_simplex+"`` or
+    ``"exact_simplex_from_slack+"`` when HiGHS's basis was not optimal or there was none.
     """
-    from lpgame.errors import ExactCheckError
+    from lpgame.errors import ExactCheckError, SolverError, SolverTimeLimitError
     from lpgame.lp.exact import certify_basis
+    from lpgame.lp.exact_simplex import MAX_ROWS, exact_simplex, slack_basis
 
-    solution = solve_lp(lp, backend=backend, **options)
+    try:
+        solution = solve_lp(lp, backend=backend, **options)
+    except SolverTimeLimitError:
+        raise
+    except SolverError as error:
+        # HiGHS failed on the floating-point image of the LP (rounded or vanishing entries):
+        # a small LP is solved by exact pivots from the all-slack basis instead
+        if lp.num_rows > MAX_ROWS:
+            raise
+        pivoted, pivots = exact_simplex(lp, slack_basis(lp))
+        certified = certify_basis(lp, pivoted)
+        certified.path = "exact_simplex_from_slack+" + certified.path
+        certified.pivots = pivots
+        pivoted.objective = float(certified.objective)
+        pivoted.info["first_attempt"] = {"solver_error": str(error), "seconds": 0.0}
+        return pivoted, certified
     try:
         return solution, certify_basis(lp, solution)
     except ExactCheckError as first:
         if not solution.has_basis:
             raise
-        tight = {**options, "solver": "simplex",
-                 "highs_options": {**options.get("highs_options", {}), **TIGHT_TOLERANCES},
-                 "starting_basis": (solution.col_basis, solution.row_basis)}
-        again = solve_lp(lp, backend=backend, **tight)
-        again.seconds += solution.seconds       # the solver's time is both attempts'
-        again.info["first_attempt"] = {"certification": str(first), "seconds": solution.seconds}
-        try:
-            return again, certify_basis(lp, again)
-        except ExactCheckError as second:
-            raise ExactCheckError(f"{second} (after a first basis that failed: {first}; the second "
-                                  "was found with HiGHS's tightest tolerances)") from second
+        failures = [f"HiGHS's basis: {first}"]
+    tight = {**options, "solver": "simplex",
+             "highs_options": {**options.get("highs_options", {}), **TIGHT_TOLERANCES},
+             "starting_basis": (solution.col_basis, solution.row_basis)}
+    again = solve_lp(lp, backend=backend, **tight)
+    again.seconds += solution.seconds       # the solver's time is both attempts'
+    again.info["first_attempt"] = {"certification": failures[0], "seconds": solution.seconds}
+    try:
+        certified = certify_basis(lp, again)
+        certified.path = "tight_tolerances+" + certified.path
+        return again, certified
+    except ExactCheckError as second:
+        failures.append(f"with HiGHS's tightest tolerances: {second}")
+    start = again if again.has_basis else solution
+    try:
+        pivoted, pivots = exact_simplex(lp, start)
+        certified = certify_basis(lp, pivoted)
+    except ExactCheckError as third:
+        failures.append(f"after exact simplex pivots: {third}")
+        raise ExactCheckError("exact mode could not certify an optimal basis: "
+                              + "; ".join(failures)) from third
+    certified.path = "exact_simplex+" + certified.path
+    certified.pivots = pivots
+    pivoted.objective = float(certified.objective)
+    pivoted.info["first_attempt"] = again.info["first_attempt"]
+    return pivoted, certified
 
 
 __all__ = ["LinearProgram", "LPSolution", "solve_lp", "solve_lp_exact", "BACKENDS"]

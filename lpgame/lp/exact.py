@@ -47,10 +47,13 @@ from lpgame.rational import (
     object_array,
     scaled_products,
     scaled_to_float,
+    short_text,
 )
 
 REFINEMENT_ROUNDS = 40   # each round gains about 15 digits; card-level Leduc needs about 20
 PROBE_ROWS = 16          # rows checked before a candidate solution is reconstructed in full
+MAX_DIRECT_SOLVE = 3000  # largest basis solved densely by fmpq_mat when reconstruction fails
+RECONSTRUCTED, DIRECT = "reconstruction", "fmpq_solve"   # how a basis system was solved
 
 
 @dataclass
@@ -60,6 +63,8 @@ class ExactSolution:
     col_values: list[Fraction]
     row_duals: list[Fraction]
     objective: Fraction
+    path: str = RECONSTRUCTED   # how it was certified (lpgame.lp.solve_lp_exact's docstring)
+    pivots: int = 0             # exact simplex pivots made from the floating-point basis
 
     def values(self, lp: LinearProgram, block: str) -> list[Fraction]:
         b = lp.block(block)
@@ -108,8 +113,11 @@ class _SparseRational:
                                (self.nums, self.den))
 
 
-def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
-    """Solve the square system exactly: float LU, exact iterative refinement, reconstruction.
+def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str
+                   ) -> tuple[list[Fraction], str]:
+    """Solve the square system exactly: float LU, exact iterative refinement, reconstruction;
+    where that fails (a float-singular matrix, no fraction found), a direct rational solve.
+    Returns the solution and which of the two (:data:`RECONSTRUCTED`, :data:`DIRECT`) gave it.
 
     The iterate x is a sum of floats, so it is kept as integers X over a power of two s (x = X/s),
     and with the matrix as M/E and the right-hand side as R/r the residual b − Ax is the integer
@@ -117,10 +125,12 @@ def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> l
     """
     n = matrix.shape[0]
     if n == 0:
-        return []
+        return [], RECONSTRUCTED
     try:
         lu = spla.splu(matrix.float_matrix())
     except RuntimeError as exc:
+        if n <= MAX_DIRECT_SOLVE:     # singular in floats, perhaps not exactly (tiny entries)
+            return _solve_directly(matrix, rhs, what), DIRECT
         raise ExactCheckError(f"exact mode: the basis matrix for {what} is singular") from exc
     R, r_den = common_denominator(rhs)
     E = matrix.den
@@ -134,7 +144,7 @@ def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> l
         res_den = r_den * E * s
         correction = lu.solve(np.array([v / res_den for v in residual.tolist()], dtype=float))
         if not np.all(np.isfinite(correction)):
-            raise ExactCheckError(f"exact mode: the basis system for {what} is ill-conditioned")
+            break
         ratios = [c.as_integer_ratio() for c in correction.tolist()]   # exact; powers of 2 below
         s_new = max(s, max(q for _, q in ratios))
         X = X * (s_new // s) + object_array(p * (s_new // q) for p, q in ratios)
@@ -143,7 +153,7 @@ def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> l
         res_den = r_den * E * s
         size = max((abs(v / res_den) for v in residual.tolist()), default=0.0)
         if not any(residual.tolist()):
-            return [Fraction(v, s) for v in X.tolist()]
+            return [Fraction(v, s) for v in X.tolist()], RECONSTRUCTED
         # try the simplest fractions near the refined solution: first on a few rows (a failing
         # row rejects the candidate without reconstructing every entry), then on all of them
         bound = 10 ** min(7 * rounds, 400)
@@ -155,12 +165,41 @@ def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> l
             C = object_array(p * factor[q] for p, q in candidate)
             if not any((R * (E * c_den) - r_den * matrix.matvec_scaled(C)).tolist()):
                 exact = {pq: Fraction(*pq) for pq in set(candidate)}   # one per distinct value
-                return [exact[pq] for pq in candidate]
+                return [exact[pq] for pq in candidate], RECONSTRUCTED
         if size <= 1e-300 * scale:
             break
+    if n <= MAX_DIRECT_SOLVE:
+        return _solve_directly(matrix, rhs, what), DIRECT
     raise ExactCheckError(
         f"exact mode: could not recover an exact rational solution of the basis system for {what}"
-        f" ({n} equations) after {REFINEMENT_ROUNDS} refinement rounds")
+        f" ({n} equations) after {REFINEMENT_ROUNDS} refinement rounds, and the system is too "
+        f"large (over {MAX_DIRECT_SOLVE} equations) for a direct rational solve")
+
+
+def _solve_directly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
+    """The square system solved in exact rational arithmetic by python-flint's ``fmpq_mat``
+    (fraction-free Gaussian elimination over the integers), dense: the fallback when the
+    reconstruction of step 3 fails (huge or tiny numbers, long denominators)."""
+    flint = _flint()
+    n = matrix.shape[0]
+    dense = flint.fmpq_mat(n, n)
+    for r, c, v in zip(matrix.rows.tolist(), matrix.cols.tolist(), matrix.data):
+        dense[r, c] = dense[r, c] + flint.fmpq(v.numerator, v.denominator)
+    b = flint.fmpq_mat(n, 1, [flint.fmpq(v.numerator, v.denominator) for v in map(Fraction, rhs)])
+    try:
+        x = dense.solve(b)
+    except ZeroDivisionError as exc:
+        raise ExactCheckError(f"exact mode: the basis matrix for {what} is singular") from exc
+    return [Fraction(int(x[k, 0].p), int(x[k, 0].q)) for k in range(n)]
+
+
+def _flint():
+    try:
+        import flint
+    except ImportError as exc:   # pragma: no cover - python-flint is a dependency
+        raise ExactCheckError("exact mode's direct rational solve needs python-flint "
+                              "(pip install python-flint)") from exc
+    return flint
 
 
 class _Simplest(dict):
@@ -263,10 +302,10 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
         zc = z[int(A.cols[k])]
         if zc:
             rhs_b[int(pr[k])] -= A.data[k] * zc
-    z_basic = _solve_exactly(basis, rhs_b, "the primal values")
+    z_basic, primal_path = _solve_exactly(basis, rhs_b, "the primal values")
     for k, j in enumerate(basic_cols.tolist()):
         z[j] = z_basic[k]
-    pi_tight = _solve_exactly(basis.T, [c[j] for j in basic_cols.tolist()], "the duals")
+    pi_tight, dual_path = _solve_exactly(basis.T, [c[j] for j in basic_cols.tolist()], "the duals")
     pi = [Fraction(0)] * m
     for k, i in enumerate(tight_rows.tolist()):
         pi[i] = pi_tight[k]
@@ -281,10 +320,10 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
     has_ru, ru, ru_den = _optional(row_upper)
     bad = (has_cl & (z_nums * cl_den < cl * z_den)) | (has_cu & (z_nums * cu_den > cu * z_den))
     for j in np.flatnonzero(bad)[:1].tolist():
-        raise ExactCheckError(f"exact mode: column {j} = {z[j]} violates its bounds")
+        raise ExactCheckError(f"exact mode: column {j} = {short_text(z[j])} violates its bounds")
     bad = (has_rl & (az_nums * rl_den < rl * az_den)) | (has_ru & (az_nums * ru_den > ru * az_den))
     for i in np.flatnonzero(bad)[:1].tolist():
-        raise ExactCheckError(f"exact mode: row {i} has activity {Fraction(az_nums[i], az_den)} "
+        raise ExactCheckError(f"exact mode: row {i} has activity {short_text(Fraction(az_nums[i], az_den))} "
                               "outside its bounds")
     pi_nums, pi_den = common_denominator(pi)
     atpi = scaled_products(A.cols, A.rows, a_nums, pi_nums, n)       # Aᵀπ over a_den · pi_den
@@ -296,7 +335,7 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
                                                 (has_rl, rl, rl_den), (has_ru, ru, ru_den))
     for i in np.flatnonzero(bad_up | bad_low)[:1].tolist():
         side = "upper" if bad_up[i] else "lower"
-        raise ExactCheckError(f"exact mode: dual of row {i} is {pi[i]} but the row's {side}"
+        raise ExactCheckError(f"exact mode: dual of row {i} is {short_text(pi[i])} but the row's {side}"
                               " bound is not active: the basis is not dual feasible")
     dual_objective = (Fraction(_dot(pi_nums[up], ru[up]), pi_den * ru_den)
                       + Fraction(_dot(pi_nums[low], rl[low]), pi_den * rl_den))
@@ -305,12 +344,13 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
     for j in np.flatnonzero(bad_up | bad_low)[:1].tolist():
         side = "upper" if bad_up[j] else "lower"
         raise ExactCheckError(f"exact mode: reduced cost of column {j} is "
-                              f"{Fraction(d_nums[j], d_den)} but its {side} bound is not active: "
+                              f"{short_text(Fraction(d_nums[j], d_den))} but its {side} bound is not active: "
                               "not dual feasible")
     dual_objective += (Fraction(_dot(d_nums[up], cu[up]), d_den * cu_den)
                        + Fraction(_dot(d_nums[low], cl[low]), d_den * cl_den))
     primal_objective = Fraction(_dot(c_nums, z_nums), c_den * z_den)
     if primal_objective != dual_objective:
-        raise ExactCheckError(f"exact mode: primal objective {primal_objective} differs from the "
-                              f"dual objective {dual_objective}")
-    return ExactSolution(z, pi, primal_objective + Fraction(lp.objective_constant))
+        raise ExactCheckError(f"exact mode: primal objective {short_text(primal_objective)} differs "
+                              f"from the dual objective {short_text(dual_objective)}")
+    path = DIRECT if DIRECT in (primal_path, dual_path) else RECONSTRUCTED
+    return ExactSolution(z, pi, primal_objective + Fraction(lp.objective_constant), path)

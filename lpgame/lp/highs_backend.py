@@ -14,6 +14,16 @@ reports status "Unknown" even on Kuhn poker. A status
 other than optimal raises :class:`~lpgame.errors.SolverError` with HiGHS's status text and the model
 size; a time limit raises :class:`~lpgame.errors.SolverTimeLimitError` carrying the objective
 value HiGHS had reached.
+
+**MILP.** A model with binary or integer blocks goes to HiGHS with its column integrality
+(``HighsLp.integrality_``) and is solved by HiGHS's branch and bound. The solution's ``info`` holds
+``mip_gap`` (HiGHS's relative gap |primal − dual bound| / |primal|), ``mip_dual_bound`` (the best
+bound on the optimum), ``mip_node_count`` and ``primal_bound`` (the incumbent's objective).
+The relative gap at which HiGHS stops is its ``mip_rel_gap`` option (``mip_gap=`` here). At a time
+limit with an incumbent the solution comes back with ``status="time_limit"`` (a partial answer:
+the incumbent and the bound; likewise ``"solution_limit"`` at a node, leaf or solution limit, see
+:data:`MIP_LIMITS`); without one :class:`~lpgame.errors.SolverTimeLimitError` is raised with the
+dual bound. A MILP has no duals or basis: ``row_duals`` are NaN.
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ import time
 import highspy
 import numpy as np
 
-from lpgame.errors import SolverError, SolverTimeLimitError
+from lpgame.errors import OptionError, SolverError, SolverTimeLimitError
 from lpgame.lp.linear_program import Assembled, LinearProgram
 from lpgame.lp.solution import LPSolution
 
@@ -80,6 +90,9 @@ def _to_highs_lp(lp: LinearProgram, assembled: Assembled | None = None) -> highs
     model.a_matrix_.start_ = m.A.indptr.astype(np.int32)
     model.a_matrix_.index_ = m.A.indices.astype(np.int32)
     model.a_matrix_.value_ = m.A.data
+    if m.integrality is not None:
+        kinds = (highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger)
+        model.integrality_ = [kinds[k] for k in m.integrality.tolist()]
     return model
 
 
@@ -104,6 +117,32 @@ def _restart_thread_scheduler() -> None:
         reset(True)
 
 
+THREADS_PER_CORE = 4
+"""``threads`` may be at most this many times ``os.cpu_count()`` (the bound :func:`lpgame.solve`
+checks too): HiGHS aborts the whole process, in C++, when asked for far more threads than it can
+start (``--threads 100000`` ended with ``terminate called`` after two minutes)."""
+
+
+def check_threads(threads) -> int:
+    """``threads`` as an int from 1 to :data:`THREADS_PER_CORE` × the machine's CPU count, else
+    :class:`~lpgame.errors.OptionError` naming the bound."""
+    cores = os.cpu_count() or 1
+    limit = THREADS_PER_CORE * cores
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        try:
+            if isinstance(threads, bool) or float(threads) != int(threads):
+                raise ValueError
+            threads = int(threads)
+        except (TypeError, ValueError, OverflowError):
+            raise OptionError(f"threads={threads!r} is not a whole number; give 1 to {limit} "
+                              f"(this machine has {cores} cores)") from None
+    threads = int(threads)
+    if not 1 <= threads <= limit:
+        raise OptionError(f"threads={threads} is out of range: give 1 to {limit} (this machine has "
+                          f"{cores} cores)")
+    return threads
+
+
 def highs_settings(solver: str | None = None, threads: int | None = None,
                    time_limit: float | None = None, presolve: bool | None = None,
                    highs_options: dict | None = None) -> dict:
@@ -113,7 +152,8 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
     ``threads`` also resets HiGHS's per-process thread scheduler (:func:`_restart_thread_scheduler`).
     """
     if solver is not None and solver not in SOLVERS:
-        raise SolverError(f"unknown HiGHS solver {solver!r}; choose one of {SOLVERS}")
+        raise SolverError(f"unknown HiGHS solver {solver}; choose one of {', '.join(SOLVERS)}, or "
+                          "clarabel (Clarabel's interior point, through the same backend)")
     if presolve is None:
         crossover_off = (highs_options or {}).get("run_crossover") in ("off", False)
         presolve = not (solver == "pdlp" or (solver == "ipm" and crossover_off))
@@ -121,7 +161,7 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
     if solver is not None:
         settings["solver"] = solver
     if threads is not None:
-        settings["threads"] = int(threads)
+        settings["threads"] = check_threads(threads)
         _restart_thread_scheduler()
     if time_limit is not None:
         settings["time_limit"] = float(time_limit)
@@ -220,15 +260,77 @@ def set_starting_basis(h: highspy.Highs, col_status: np.ndarray, row_status: np.
                           f"{len(basis.row_status)} row statuses)")
 
 
+MIP_LIMITS = {"time_limit": "kTimeLimit", "solution_limit": "kSolutionLimit",
+              "iteration_limit": "kIterationLimit", "interrupted": "kInterrupt"}
+"""A MILP stopped by one of these (HiGHS's model statuses; ``solution_limit`` also covers its node
+and leaf limits ``mip_max_nodes``, ``mip_max_leaves``) returns its incumbent with that status."""
+
+
+def mip_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None,
+                 start: float) -> LPSolution:
+    """The :class:`LPSolution` of a MILP that HiGHS has run (module docstring, **MILP**): optimal,
+    or ``status="time_limit"`` with the incumbent; otherwise the error its status calls for."""
+    seconds = time.perf_counter() - start
+    status = h.getModelStatus()
+    text = h.modelStatusToString(status)
+    size = lp.size()
+    info = h.getInfo()
+    has_incumbent = info.primal_solution_status == 2      # kSolutionStatusFeasible
+    details = {"mip_gap": float(info.mip_gap), "mip_dual_bound": float(info.mip_dual_bound),
+               "mip_node_count": int(info.mip_node_count),
+               "primal_bound": float(info.objective_function_value) if has_incumbent else None}
+    where = (f"MILP {lp.name!r} with {size['rows']} rows, {size['cols']} columns "
+             f"({size.get('integers', 0)} integer), {size['nnz']} nonzeros")
+    if status == highspy.HighsModelStatus.kTimeLimit and not has_incumbent:
+        raise SolverTimeLimitError(
+            f"HiGHS stopped at its time limit ({time_limit} s) on {where} before finding a feasible "
+            f"point; best bound on the optimum {info.mip_dual_bound:g}",
+            status=text, size=size, best_bound=float(info.mip_dual_bound))
+    state = "optimal" if status == highspy.HighsModelStatus.kOptimal else None
+    for name, limit in MIP_LIMITS.items():
+        if status == getattr(highspy.HighsModelStatus, limit) and has_incumbent:
+            state = name
+    if state is None:
+        raise SolverError(f"HiGHS returned status {text!r} on {where}; best bound on the optimum "
+                          f"{info.mip_dual_bound:g}", status=text, size=size)
+    sol = h.getSolution()
+    return LPSolution(
+        lp=lp, backend="highs", status=state, objective=float(info.objective_function_value),
+        col_values=np.asarray(sol.col_value, dtype=float),
+        row_duals=np.full(lp.num_rows, np.nan), seconds=seconds,
+        info={**details, "simplex_iterations": int(info.simplex_iteration_count)})
+
+
 def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None = None,
                 time_limit: float | None = None, presolve: bool | None = None,
                 highs_options: dict | None = None, verbose: bool = False,
-                starting_basis: tuple[np.ndarray, np.ndarray] | None = None) -> LPSolution:
+                starting_basis: tuple[np.ndarray, np.ndarray] | None = None,
+                mip_gap: float | None = None) -> LPSolution:
     """Solve ``lp`` with HiGHS and return an :class:`~lpgame.lp.solution.LPSolution`.
 
     ``starting_basis`` (column statuses, row statuses) warm-starts the simplex; presolve is then
-    off unless asked for, since HiGHS would discard the basis.
+    off unless asked for, since HiGHS would discard the basis. A MILP (``lp.is_mip``) is solved by
+    branch and bound to the relative gap ``mip_gap`` (HiGHS's ``mip_rel_gap``, default 1e-4 there;
+    pass 0 to prove optimality) and read by :func:`mip_solution`.
     """
+    if lp.is_mip:
+        if starting_basis is not None:
+            raise SolverError(f"MILP {lp.name!r}: a starting basis applies to LPs only")
+        options = dict(highs_options or {})
+        if mip_gap is not None:
+            options["mip_rel_gap"] = float(mip_gap)
+        settings = highs_settings(None if solver == "choose" else solver, threads, time_limit,
+                                  True if presolve is None else presolve, options)
+        start = time.perf_counter()
+        h = build_highs(lp, {"output_flag": bool(verbose), **settings})
+        build_seconds = time.perf_counter() - start
+        h.run()
+        solution = mip_solution(h, lp, time_limit, start)
+        solution.info.update({"build_seconds": build_seconds,
+                              "solve_seconds": solution.seconds - build_seconds})
+        return solution
+    if mip_gap is not None:
+        raise SolverError(f"LP {lp.name!r}: mip_gap applies to models with integer variables only")
     if starting_basis is not None and presolve is None:
         presolve = False
     settings = highs_settings(solver, threads, time_limit, presolve, highs_options)

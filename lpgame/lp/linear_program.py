@@ -13,6 +13,14 @@ its size (rows, columns, nonzeros) before it is solved, prints as a table of its
 
 Coefficient matrices may be scipy sparse (floats) or :class:`~lpgame.rational.RationalMatrix`
 (exact); :meth:`assemble_exact` gives the exact data used to certify a basis in exact mode.
+
+**Integer variables (MILP).** A block may be declared ``kind="binary"`` (bounds [0, 1], values in
+{0, 1}) or ``kind="integer"``; the model is then a mixed-integer linear program
+(:attr:`LinearProgram.is_mip`), ``assemble`` gives the per-column integrality (HiGHS's
+``integrality_`` codes: 0 continuous, 1 integer) and the HiGHS backend solves it by branch and
+bound, reporting the MIP gap and the dual bound. :meth:`LinearProgram.relaxed` drops integrality
+(the LP relaxation); :meth:`LinearProgram.describe` and :meth:`LinearProgram.to_latex` print
+binary blocks as {0,1}ⁿ.
 """
 
 from __future__ import annotations
@@ -25,9 +33,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.errors import LpgameError
+from lpgame.lp.scaling import IDENTITY, PayoffScaling
 from lpgame.rational import RationalMatrix, as_rational, as_scipy, binary_fractions, distinct_map
 
 SENSES = ("==", "<=", ">=")
+VARIABLE_KINDS = ("continuous", "binary", "integer")
 
 
 @dataclass
@@ -40,6 +50,12 @@ class VariableBlock:
     upper: np.ndarray
     labels: Sequence[str] | None
     offset: int = 0
+    kind: str = "continuous"
+
+    @property
+    def is_integer(self) -> bool:
+        """Whether the block's values must be integers (``binary`` or ``integer``)."""
+        return self.kind != "continuous"
 
     def label(self, k: int) -> str:
         return f"{self.name}[{self.labels[k] if self.labels is not None else k}]"
@@ -74,6 +90,7 @@ class Assembled:
     col_lower: np.ndarray
     col_upper: np.ndarray
     objective_constant: float = 0.0
+    integrality: np.ndarray | None = None   # per column: 0 continuous, 1 integer (MILP only)
 
 
 @dataclass
@@ -87,16 +104,29 @@ class LinearProgram:
     objective: list[tuple[VariableBlock, object]] = field(default_factory=list)
     objective_constant: object = 0
     description: str = ""
+    objective_scaling: PayoffScaling = IDENTITY
+    """How the objective's payoffs were put in unit range (:mod:`lpgame.lp.scaling`): the optimum
+    in the game's units is ``objective_scaling.from_unit(optimum)``."""
 
     # ------------------------------------------------------------------ building
     def add_variables(self, name: str, size: int, lower=0.0, upper=np.inf,
-                      labels: Sequence[str] | None = None) -> VariableBlock:
-        """Add a block of ``size`` variables with bounds (scalars or arrays; ±inf for none)."""
+                      labels: Sequence[str] | None = None, kind: str = "continuous"
+                      ) -> VariableBlock:
+        """Add a block of ``size`` variables with bounds (scalars or arrays; ±inf for none).
+
+        ``kind`` is ``"continuous"`` (default), ``"binary"`` (bounds [0, 1] unless tighter ones are
+        given) or ``"integer"``; an integer block makes the model a MILP.
+        """
         if any(b.name == name for b in self.variables):
             raise LpgameError(f"LP {self.name}: variable block {name!r} exists already")
+        if kind not in VARIABLE_KINDS:
+            raise LpgameError(f"LP {self.name}: variable kind {kind!r} of block {name!r} is not one "
+                              f"of {VARIABLE_KINDS}")
         lo = np.broadcast_to(np.asarray(lower, dtype=float), (size,)).copy()
         up = np.broadcast_to(np.asarray(upper, dtype=float), (size,)).copy()
-        block = VariableBlock(name, int(size), lo, up, labels, offset=self.num_cols)
+        if kind == "binary":
+            lo, up = np.maximum(lo, 0.0), np.minimum(up, 1.0)
+        block = VariableBlock(name, int(size), lo, up, labels, offset=self.num_cols, kind=kind)
         self.variables.append(block)
         return block
 
@@ -104,7 +134,7 @@ class LinearProgram:
                         rhs, labels: Sequence[str] | None = None) -> ConstraintBlock:
         """Add rows ``Σ M @ var  sense  rhs`` (``sense`` one of ``==``, ``<=``, ``>=``)."""
         if sense not in SENSES:
-            raise LpgameError(f"LP {self.name}: sense {sense!r} is not one of {SENSES}")
+            raise LpgameError(f"LP {self.name}: sense {sense!r} is not one of {', '.join(SENSES)}")
         terms = list(terms)
         if not terms:
             raise LpgameError(f"LP {self.name}: constraint block {name!r} has no terms")
@@ -147,8 +177,40 @@ class LinearProgram:
         return sum(b.nnz for b in self.constraints)
 
     def size(self) -> dict:
-        """{"rows", "cols", "nnz"}, known before solving."""
-        return {"rows": self.num_rows, "cols": self.num_cols, "nnz": self.nnz}
+        """{"rows", "cols", "nnz"}, known before solving (and "integers" for a MILP)."""
+        out = {"rows": self.num_rows, "cols": self.num_cols, "nnz": self.nnz}
+        if self.is_mip:
+            out["integers"] = self.num_integers
+        return out
+
+    @property
+    def is_mip(self) -> bool:
+        """Whether some variable block is binary or integer (a mixed-integer program)."""
+        return any(b.is_integer for b in self.variables)
+
+    @property
+    def num_integers(self) -> int:
+        return sum(b.size for b in self.variables if b.is_integer)
+
+    def integrality(self) -> np.ndarray:
+        """Per column: 1 where the variable must be an integer, else 0 (HiGHS's codes)."""
+        return np.concatenate([np.full(b.size, int(b.is_integer), dtype=np.int8)
+                               for b in self.variables]) if self.variables else np.zeros(0, np.int8)
+
+    def relaxed(self) -> LinearProgram:
+        """The LP relaxation: the same blocks with every variable continuous (bounds kept)."""
+        import copy
+        lp = copy.copy(self)
+        mapping = {id(b): copy.copy(b) for b in self.variables}
+        for b in mapping.values():
+            b.kind = "continuous"
+        lp.variables = [mapping[id(b)] for b in self.variables]
+        lp.constraints = [copy.copy(c) for c in self.constraints]
+        for c in lp.constraints:
+            c.terms = [(mapping[id(v)], m) for v, m in c.terms]
+        lp.objective = [(mapping[id(v)], c) for v, c in self.objective]
+        lp.name = f"{self.name} (relaxation)"
+        return lp
 
     def block(self, name: str) -> VariableBlock | ConstraintBlock:
         for b in self.variables + self.constraints:
@@ -194,6 +256,7 @@ class LinearProgram:
             col_lower=np.concatenate([b.lower for b in self.variables]),
             col_upper=np.concatenate([b.upper for b in self.variables]),
             objective_constant=float(self.objective_constant),
+            integrality=self.integrality() if self.is_mip else None,
         )
 
     def assemble_exact(self) -> tuple[list[Fraction], RationalMatrix, list, list]:
@@ -219,20 +282,22 @@ class LinearProgram:
     # ------------------------------------------------------------------ printing
     def describe(self) -> str:
         """A readable table of the blocks: the algebra, sizes and nonzeros."""
-        lines = [f"LP {self.name!r}: {self.sense} "
+        lines = [f"{'MILP' if self.is_mip else 'LP'} {self.name!r}: {self.sense} "
                  + " + ".join(f"c_{v.name}ᵀ{v.name}" for v, _ in self.objective)]
         if self.description:
             lines.append(self.description)
         lines.append(f"  {'variables':<22}{'size':>10}  bounds")
         for v in self.variables:
             lo, up = _bound_text(v.lower), _bound_text(v.upper)
-            lines.append(f"  {v.name:<22}{v.size:>10}  [{lo}, {up}]")
+            domain = {"binary": "  binary {0,1}", "integer": "  integer"}.get(v.kind, "")
+            lines.append(f"  {v.name:<22}{v.size:>10}  [{lo}, {up}]{domain}")
         lines.append(f"  {'constraints':<22}{'rows':>10}{'nnz':>10}  form")
         for con in self.constraints:
             form = " + ".join(f"M·{v.name}" for v, _ in con.terms) + f" {con.sense} rhs"
             lines.append(f"  {con.name:<22}{con.size:>10}{con.nnz:>10}  {form}")
         s = self.size()
-        lines.append(f"  total: {s['rows']} rows, {s['cols']} columns, {s['nnz']} nonzeros")
+        integers = f", {s['integers']} of them integer" if self.is_mip else ""
+        lines.append(f"  total: {s['rows']} rows, {s['cols']} columns{integers}, {s['nnz']} nonzeros")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -255,9 +320,14 @@ class LinearProgram:
                 lines.append(f"{head} & {lhs} {rel[con.sense]} b^{{{_tex(con.name)}}} "
                              f"&& \\text{{({_tex(con.name)}, {con.size} rows)}} \\\\")
             for v in self.variables:
+                if v.kind == "binary":
+                    lines.append(f"& {_tex(v.name)} \\in \\{{0,1\\}}^{{{v.size}}} \\\\")
+                    continue
                 bounds = [_bound_text(v.lower), _bound_text(v.upper)]
                 bounds = [b.replace("inf", r"\infty") for b in bounds]
-                lines.append(f"& {_tex(v.name)} \\in [{bounds[0]}, {bounds[1]}]^{{{v.size}}} \\\\")
+                domain = r"\mathbb{Z}^{" + str(v.size) + r"} \cap " if v.kind == "integer" else ""
+                lines.append(f"& {_tex(v.name)} \\in {domain}[{bounds[0]}, {bounds[1]}]^{{{v.size}}}"
+                             " \\\\")
             lines.append(r"\end{aligned}")
             return "\n".join(lines)
         if self.num_rows > max_rows:
@@ -278,6 +348,10 @@ class LinearProgram:
                 label = _tex_text(con.labels[k] if con.labels is not None else str(k))
                 lines.append(f"& {lhs} {rel[con.sense]} {rhs} && \\text{{{_tex(con.name)}[{label}]}}"
                              " \\\\")
+        for v in self.variables:
+            if v.is_integer:
+                domain = r"\{0,1\}" if v.kind == "binary" else r"\mathbb{Z}"
+                lines.append(f"& \\text{{{_tex_text(v.name)}}} \\in {domain}^{{{v.size}}} \\\\")
         lines.append(r"\end{aligned}")
         return "\n".join(lines)
 

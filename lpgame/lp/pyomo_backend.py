@@ -138,7 +138,8 @@ def build_pyomo_model(lp: LinearProgram) -> pyo.ConcreteModel:
 
 def _pyomo_solver(name: str):
     if name not in PYOMO_SOLVERS:
-        raise SolverError(f"unknown Pyomo solver {name!r}; choose one of {PYOMO_SOLVERS}")
+        raise SolverError(f"unknown Pyomo solver {name!r}; choose one of "
+                          f"{', '.join(PYOMO_SOLVERS)}")
     for candidate in (name,) + tuple(s for s in PYOMO_SOLVERS if s != name):
         solver = pyo.SolverFactory(candidate)
         if solver.available(exception_flag=False):
@@ -213,14 +214,17 @@ def solve_pyomo(lp: LinearProgram, solver: str | None = None, threads: int | Non
 
 
 def _write(lp: LinearProgram, path, file_format: ProblemFormat) -> Path:
+    from lpgame.io.safe_files import atomic_path
+
     path = Path(path)
     model = build_pyomo_model(lp)
-    try:
-        model.write(str(path), format=file_format, io_options={"symbolic_solver_labels": True})
-    except RuntimeError as error:   # two labels give the same symbol: use numbered names
-        if "duplicate symbol" not in str(error).lower():
-            raise LpgameError(f"cannot write LP {lp.name!r} to {path}: {error}") from error
-        model.write(str(path), format=file_format, io_options={"symbolic_solver_labels": False})
+    with atomic_path(path) as temp:     # written beside, then renamed over the user's file
+        try:
+            model.write(str(temp), format=file_format, io_options={"symbolic_solver_labels": True})
+        except RuntimeError as error:   # two labels give the same symbol: use numbered names
+            if "duplicate symbol" not in str(error).lower():
+                raise LpgameError(f"cannot write LP {lp.name!r} to {path}: {error}") from error
+            model.write(str(temp), format=file_format, io_options={"symbolic_solver_labels": False})
     return path
 
 

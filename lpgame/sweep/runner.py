@@ -1,0 +1,382 @@
+"""Run a sweep on Dask: one task per point, rows written as they finish, resumable, with progress.
+
+The points (:mod:`lpgame.sweep.points`) are submitted to a ``dask.distributed`` client, one task per
+point (:func:`lpgame.sweep.task.run_point_task`), and gathered as they complete
+(``distributed.as_completed``). Without a scheduler address the sweep starts a ``LocalCluster`` of
+one single-threaded worker process per core and closes it at the end; with ``scheduler=ADDRESS``
+(``tcp://host:8786``, or the path of a ``--scheduler-file``) it uses that cluster's workers
+(docs/sweeps.md). Every finished row goes to the table at once (:mod:`lpgame.sweep.table`), so a
+killed sweep keeps what it finished, and ``resume=True`` runs only the points without a row.
+
+Progress goes to standard error: points done of the total, failures, and an estimate of the time
+left, ETA = (elapsed / done) · (points left), counting only this run's points.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import logging
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lpgame.errors import LpgameError, OptionError
+from lpgame.sweep.points import (
+    SweepPoint,
+    check_unique,
+    family_points,
+    file_points,
+    parameter_names,
+    parse_values,
+    verify_points,
+)
+from lpgame.sweep.table import TableWriter, columns_for, read_table, table_format
+from lpgame.sweep.task import DONE_STATUSES, run_point_task
+
+
+@dataclass
+class SweepResult:
+    """The table of a sweep (one row per point, in the points' order) and what this run did."""
+
+    rows: list[dict]
+    columns: list[str]
+    ran: list[str] = field(default_factory=list)        # ids of the points run by this call
+    skipped: list[str] = field(default_factory=list)    # ids found finished in the table (resume)
+    path: str | None = None
+    plot: str | None = None
+    seconds: float = 0.0
+    parameters: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[dict]:
+        """Rows whose point did not end solved or evaluated."""
+        return [r for r in self.rows if r.get("status") not in DONE_STATUSES]
+
+    def row(self, point_id: str) -> dict:
+        for r in self.rows:
+            if r["point"] == point_id:
+                return r
+        raise KeyError(point_id)
+
+    def to_arrow(self):
+        """The table as a :class:`pyarrow.Table`."""
+        from lpgame.sweep.table import to_arrow
+        return to_arrow(self.rows, self.columns)
+
+    def summary(self) -> str:
+        """A text table: point, status, value, NashConv, LP size, seconds, peak memory."""
+        width = min(max([len(r["point"]) for r in self.rows] + [5]), 60)
+        lines = [f"{'point':<{width}} {'status':<13} {'value':>14} {'NashConv':>10} "
+                 f"{'LP rows×cols':>15} {'seconds':>8} {'peak MiB':>8}"]
+        for r in self.rows:
+            size = f"{r['rows']}×{r['cols']}" if r.get("rows") is not None else "—"
+            value = r.get("value_exact") or _fmt(r.get("value"), ".10g")
+            lines.append(f"{r['point'][:width]:<{width}} {r['status']:<13} {value:>14} "
+                         f"{_fmt(r.get('nash_conv'), '.2e'):>10} {size:>15} "
+                         f"{_fmt(r.get('seconds'), '.2f'):>8} {_fmt(r.get('peak_mib'), '.0f'):>8}")
+        failed = self.failed
+        lines.append(f"{len(self.rows)} points, {len(failed)} not solved; {len(self.ran)} run now, "
+                     f"{len(self.skipped)} kept from the table; {self.seconds:.1f} s"
+                     + (f"; table {self.path}" if self.path else "")
+                     + (f"; plot {self.plot}" if self.plot else ""))
+        for r in failed:
+            lines.append(f"  {r['point']}: {r['status']}: {(r.get('error') or '')[:300]}")
+        return "\n".join(lines)
+
+
+def _fmt(value, spec: str) -> str:
+    return "—" if value is None else format(value, spec)
+
+
+def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
+          files: list[str] | None = None, verify: list[str] | None = None,
+          params: dict | None = None, points: list[SweepPoint] | None = None,
+          concept: str = "nash", exact: bool = False, backend: str = "highs",
+          options: dict | None = None, out: str | Path | None = None, resume: bool = False,
+          retry_failed: bool = False, plot: str | Path | None = None,
+          scheduler: str | None = None, workers: int | None = None,
+          task_memory: int | str | None = None, task_time_limit: float | None = None,
+          missing: str = "error", isolate: bool = True, client=None,
+          progress: bool | Callable[[str], None] = True) -> SweepResult:
+    """Solve (or evaluate) every point of a sweep on Dask and return its table.
+
+    What to sweep (one of):
+
+    * ``game`` and ``grid``: a catalog family over a parameter grid, ``grid`` a dict of value lists
+      (``{"N": range(2, 201)}``; a string value is parsed as on the command line, ``"2..200"``) or
+      a list of ``KEY=VALUES`` strings (``["K=3..6", "D1=1..2"]``); ``params`` fixes others;
+    * ``files``: game files (``.efg``, ``.nfg``);
+    * ``game`` and ``verify``: strategy files, each evaluated in ``game`` (with ``params``);
+    * ``points``: :class:`~lpgame.sweep.points.SweepPoint` objects (e.g. a benchmark's instances).
+
+    How: ``concept``, ``exact``, ``backend`` and ``options`` (``algorithm``, ``solver``, ``threads``,
+    ``objective``, ...) go to :func:`lpgame.solve` for every point. ``task_memory`` (bytes, or
+    text such as ``"2G"``) is each task's memory limit: lpgame's prediction refuses larger models
+    and an address-space cap backs it up (default: lpgame's limit divided by the local workers);
+    ``task_time_limit`` (seconds) the solver's time limit, the task killed a little after
+    (:mod:`lpgame.sweep.task`). ``scheduler``: address (or scheduler file) of a running Dask
+    cluster; otherwise a ``LocalCluster`` of ``workers`` processes (default: one per core), or pass
+    a ``client``. ``isolate=False`` runs each point in its worker process rather than a child of it
+    (:func:`lpgame.sweep.task.run_in_worker`: faster for many small points; only lpgame's memory
+    prediction and the solver's time limit apply). ``missing``: verify's treatment of information
+    sets absent from a file.
+
+    Output: ``out`` (``.csv``/``.parquet``) gets each row as it finishes; ``resume=True`` keeps the
+    rows already there and runs only the other points (``retry_failed=True`` runs failed ones
+    again); ``plot`` writes the value and time against the swept parameter(s). ``progress``: True
+    prints to standard error, or a function receiving each line.
+    """
+    start = time.perf_counter()
+    points = _points(game, grid, files, verify, params, points)
+    if verify is not None:
+        concept = "verify"
+    check_unique(points)
+    parameters = parameter_names(points)
+    columns = columns_for(parameters)
+    if verify is None:
+        _check_concept(concept)
+    settings = _settings(concept, exact, backend, options, task_memory, task_time_limit, missing)
+    settings["isolate"] = bool(isolate)
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise OptionError(f"workers must be a whole number of at least 1, got {workers!r}")
+    if out is not None and table_format(out) == ".parquet":
+        _require("pyarrow", "a .parquet table (or write .csv)")
+    if plot is not None:
+        from lpgame.sweep.plot import check_plot_path
+        check_plot_path(plot)
+    if resume and out is None:
+        raise OptionError("resume needs the table to resume from (out=PATH, --out PATH)")
+    kept, on_disk = _kept_rows(out, resume, retry_failed, concept, exact, {p.id for p in points})
+    todo = [p for p in points if p.id not in kept]
+    if out is not None:
+        others = [c for c in dict.fromkeys(k for r in on_disk for k in r) if c not in columns]
+        writer = TableWriter(out, columns + others, on_disk)
+    else:
+        writer = None
+    say = _progress_printer(progress)
+    new_rows: dict[str, dict] = {}
+    if todo:
+        if client is None:
+            _require("distributed", "the Dask cluster")
+        say(f"sweep: {len(todo)} points to run" + (f", {len(kept)} already in {out}" if kept else ""))
+        with _client(client, scheduler, workers) as (dask_client, n_workers):
+            if task_memory is None and scheduler is None and client is None:
+                from lpgame.limits import memory_limit
+                settings["task_memory"] = memory_limit() // max(n_workers, 1)
+            for row in _run(dask_client, todo, settings, say):
+                new_rows[row["point"]] = row
+                if writer is not None:
+                    writer.append(row)
+    else:
+        say(f"sweep: all {len(points)} points are already in {out}")
+    rows = [new_rows.get(p.id) or kept[p.id] for p in points]
+    result = SweepResult(rows=[{c: r.get(c) for c in columns} for r in rows], columns=columns,
+                         ran=[p.id for p in todo], skipped=[p.id for p in points if p.id in kept],
+                         path=str(out) if out is not None else None, parameters=parameters)
+    if plot is not None:
+        from lpgame.sweep.plot import plot_sweep
+        plot_sweep(result.rows, parameters, plot)
+        result.plot = str(plot)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _points(game, grid, files, verify, params, points) -> list[SweepPoint]:
+    chosen = [x is not None for x in (grid, files, verify, points)]
+    if sum(chosen) != 1:
+        raise OptionError("a sweep needs exactly one of: a game with a grid, files, a game with "
+                          "verify (strategy files), or points")
+    if points is not None:
+        out = list(points)
+    elif files is not None:
+        out = file_points([str(f) for f in files])
+    elif verify is not None:
+        if game is None:
+            raise OptionError("sweep verify needs the game the strategy files are played in")
+        out = verify_points(game, dict(params or {}), [str(f) for f in verify])
+    else:
+        if game is None:
+            raise OptionError("a sweep over a grid needs the catalog game")
+        out = family_points(game, {**_as_grid(params or {}), **_as_grid(grid)})
+    if not out:
+        raise OptionError("the sweep has no points")
+    return out
+
+
+def _require(module: str, what: str) -> None:
+    """LpgameError naming the install command when an optional dependency is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise LpgameError(f"{what} needs the Python package {module!r}: pip install 'lpgame[sweep]'")
+
+
+def _check_concept(concept: str) -> None:
+    """OptionError for a concept the registry does not know, before any task starts."""
+    from lpgame.api import concepts
+
+    names = sorted({entry.name for entry in concepts()})
+    if concept not in names:
+        raise OptionError(f"unknown concept {concept!r}; choose one of {', '.join(names)}")
+
+
+def _as_grid(grid) -> dict[str, list]:
+    """A grid from a dict of value lists/ranges/strings/scalars, or from KEY=VALUES strings."""
+    if isinstance(grid, (list, tuple)):
+        from lpgame.sweep.points import parse_grid
+        return parse_grid([str(g) for g in grid])
+    out: dict[str, list] = {}
+    for key, values in grid.items():
+        if isinstance(values, str):
+            out[key] = parse_values(key, values)
+        elif isinstance(values, (list, tuple, range)):
+            out[key] = list(values)
+        else:
+            out[key] = [values]
+        if not out[key]:
+            raise OptionError(f"sweep parameter {key} has no values")
+    return out
+
+
+def _settings(concept, exact, backend, options, task_memory, task_time_limit, missing) -> dict:
+    from lpgame.limits import _parse_bytes
+
+    if task_time_limit is not None and not task_time_limit > 0:
+        raise OptionError(f"task time limit must be positive, got {task_time_limit}")
+    memory = None
+    if task_memory is not None:
+        try:
+            memory = _parse_bytes(str(task_memory))
+        except ValueError as exc:
+            raise OptionError(f"task memory {task_memory!r} is not a number of bytes (e.g. 2G, "
+                              "512M)") from exc
+        if memory <= 0:
+            raise OptionError(f"task memory must be positive, got {task_memory!r}")
+    if missing not in ("error", "uniform"):
+        raise OptionError(f"missing must be 'error' or 'uniform', got {missing!r}")
+    return {"concept": concept, "exact": bool(exact), "backend": backend,
+            "options": dict(options or {}), "task_memory": memory, "time_limit": task_time_limit,
+            "missing": missing}
+
+
+def _kept_rows(out, resume, retry_failed, concept, exact, ids) -> tuple[dict[str, dict], list[dict]]:
+    """(rows of this sweep's points that a resumed sweep keeps, by point id; every row that stays in
+    the table, those of other points included). Failed rows are run again with ``retry_failed``."""
+    if out is None or not resume:
+        return {}, []
+    kept, on_disk = {}, []
+    for row in read_table(out):
+        if row.get("concept") != concept or bool(row.get("exact")) != bool(exact):
+            raise OptionError(f"sweep table {out} holds rows of concept {row.get('concept')!r}"
+                              f"{' (exact)' if row.get('exact') else ''}; this sweep solves "
+                              f"{concept!r}{' (exact)' if exact else ''}; write to another --out")
+        ours = row.get("point") in ids
+        if ours and retry_failed and row.get("status") not in DONE_STATUSES:
+            continue
+        if ours:
+            if row["point"] in kept:          # a point twice (an older table): keep the last
+                on_disk.remove(kept[row["point"]])
+            kept[row["point"]] = row
+        on_disk.append(row)
+    return kept, on_disk
+
+
+def _progress_printer(progress) -> Callable[[str], None]:
+    if callable(progress):
+        return progress
+    if not progress:
+        return lambda message: None
+    start = time.perf_counter()
+
+    def say(message: str) -> None:
+        print(f"[{time.perf_counter() - start:8.1f}s] {message}", file=sys.stderr, flush=True)
+    return say
+
+
+@contextlib.contextmanager
+def _client(client, scheduler: str | None, workers: int | None):
+    """(client, number of workers): the given client, one for ``scheduler``, or a LocalCluster's."""
+    if client is not None:
+        yield client, max(len(client.scheduler_info().get("workers", {})), 1)
+        return
+    import dask
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        if workers is not None:
+            raise OptionError("--workers is for the local cluster; a scheduler's cluster has the "
+                              "workers started for it (docs/sweeps.md)")
+        kwargs = ({"scheduler_file": scheduler} if Path(scheduler).is_file()
+                  else {"address": scheduler})
+        try:
+            dask_client = Client(timeout=30, **kwargs)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+        with dask_client:
+            n = len(dask_client.scheduler_info().get("workers", {}))
+            yield dask_client, max(n, 1)
+        return
+    n = workers or os.cpu_count() or 1
+    # a worker only waits for its tasks' child processes, which have their own limits: no worker
+    # memory limit, and a task whose worker dies is reported, not retried
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        try:
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, memory_limit=0,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+        except (OSError, TimeoutError, RuntimeError) as exc:
+            raise LpgameError(f"could not start a local Dask cluster of {n} workers: {exc}") from exc
+    with cluster, Client(cluster) as dask_client:
+        yield dask_client, n
+
+
+def _run(client, todo: list[SweepPoint], settings: dict, say: Callable[[str], None]):
+    """Submit one task per point; yield each point's row as it completes."""
+    from distributed import as_completed
+
+    run = uuid.uuid4().hex[:8]
+    by_key = {}
+    futures = []
+    for i, point in enumerate(todo):
+        future = client.submit(run_point_task, point.to_dict(), settings, pure=False, retries=0,
+                               key=f"lpgame-sweep-{run}-{i}")
+        by_key[future.key] = point
+        futures.append(future)
+    start = time.perf_counter()
+    done = failed = 0
+    for future in as_completed(futures):
+        point = by_key[future.key]
+        try:
+            row = future.result()
+        except (Exception, asyncio.CancelledError) as exc:   # the worker died, the task was lost
+            # or cancelled (a scheduler gone): a row, not a crash
+            row = {"point": point.id, "status": "crashed",
+                   "error": f"Dask task failed: {type(exc).__name__}: {exc}"[:2000]}
+        future.release()
+        row = _complete_row(row, point, settings)
+        done += 1
+        failed += row["status"] not in DONE_STATUSES
+        elapsed = time.perf_counter() - start
+        eta = elapsed / done * (len(todo) - done)
+        what = row["status"] + (f", value {row['value']:.10g}" if row.get("value") is not None
+                                else "")
+        say(f"{done}/{len(todo)} done, {failed} failed, ETA {eta:.0f} s — {point.id}: {what}")
+        yield row
+
+
+def _complete_row(row: dict, point: SweepPoint, settings: dict) -> dict:
+    out = dict(row)
+    out.update(point.params)
+    out.update({"point": point.id, "kind": point.kind, "game": point.game,
+                "strategy": point.strategy, "concept": settings["concept"],
+                "exact": settings["exact"], "backend": settings["backend"],
+                "finished_at": datetime.datetime.now(datetime.UTC).isoformat(
+                    timespec="seconds")})
+    if not out.get("error"):
+        out["error"] = None
+    return out
