@@ -586,7 +586,8 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
 
 def _solve_plan(concept: str):
     def solve(game, *, exact: bool = False, backend: str = "highs", objective="welfare",
-              **options) -> CorrelatedResult:
+              method: str | None = None, **options) -> CorrelatedResult:
+        # method: "lp" (or None) selects this entry; "learning" selects efce_learning's entry
         return solve_correlation_plan(game, concept, objective, backend=backend, **options)
     return solve
 
@@ -605,6 +606,10 @@ for _name, _summary in (
         ("nfcce", "optimal normal-form coarse correlated equilibrium (correlation plans)")):
     register(Concept(
         name=_name, games=("general_sum",), solve=_solve_plan(_name), summary=_summary,
-        certificate=_DEVIATIONS[_name], exact=False, options=_PLAN_OPTIONS,
+        certificate=_DEVIATIONS[_name], exact=False,
+        options=_PLAN_OPTIONS + ((Option("method", str, None, "lp (default) or learning "
+                                         "(optimal EFCE by regret minimisation, Farina 2023 "
+                                         "Ch. 10)", choices=("lp", "learning")),)
+                                 if _name == "efce" else ()),
         source="von Stengel & Forges 2008; Farina 2023 Ch. 9 (correlation plans, "
                "triangle-freeness)"))
