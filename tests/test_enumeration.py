@@ -17,7 +17,6 @@ from fractions import Fraction
 
 import nashpy
 import numpy as np
-import pygambit as gbt
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,6 +31,8 @@ from lpgame.errors import ConceptMismatchError, ModelTooLargeError, SolverTimeLi
 from lpgame.game import NormalFormGame
 from lpgame.games.registry import make
 from lpgame.io.gambit import efg_text
+
+gbt = pytest.importorskip("pygambit")  # the gambit extra (CI installs it)
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import pygambit as gbt
 import pytest
 
 from lpgame.equilibria.enumeration import bimatrix_extreme_equilibria
 from lpgame.games.general_sum_games import KNOWN_EQUILIBRIA, KNOWN_NASH_SUBSETS
 from lpgame.games.registry import make
+
+gbt = pytest.importorskip("pygambit")  # the gambit extra (CI installs it)
 
 
 def _payoffs(game):

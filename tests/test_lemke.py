@@ -17,7 +17,6 @@ from fractions import Fraction
 
 import networkx as nx
 import numpy as np
-import pygambit as gbt
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,6 +28,8 @@ from lpgame.errors import ConceptMismatchError, ModelTooLargeError, OptionError,
 from lpgame.game import Game, NormalFormGame
 from lpgame.games.registry import make
 from lpgame.io.gambit import efg_text
+
+gbt = pytest.importorskip("pygambit")  # the gambit extra (CI installs it)
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
