@@ -188,7 +188,7 @@ def test_points_too_large_timed_out_or_with_bad_parameters_are_marked_rows(loopb
         assert row["value"] == pytest.approx(float(lpgame.solve(make(point.game, **point.params))
                                                    .value), abs=1e-9)
     assert status[bad_value.id]["status"] == "invalid"
-    assert "InvalidGameError" in status[bad_value.id]["error"]
+    assert "OptionError" in status[bad_value.id]["error"]   # below the declared range (issue 19)
     assert status[bad_type.id]["status"] == "invalid"
     assert status[too_large.id]["status"] == "too_large"
     assert "ModelTooLargeError" in status[too_large.id]["error"]
