@@ -50,16 +50,11 @@ __all__ = [*_PUBLIC, "games", "LpgameError", "InvalidGameError", "GameFileError"
 def __getattr__(name: str):
     """Public names and submodules, imported on first use."""
     import importlib
-    if name in _PUBLIC:
-        module = importlib.import_module(_PUBLIC[name])
-        value = getattr(module, name) if name != "sweep" or hasattr(module, "sweep") else module
-    else:
-        try:
-            value = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    if name not in _PUBLIC:
+        from lpgame.lazy import import_submodule
+        return import_submodule(__name__, name, globals())
+    module = importlib.import_module(_PUBLIC[name])
+    value = getattr(module, name) if name != "sweep" or hasattr(module, "sweep") else module
     globals()[name] = value
     return value
 

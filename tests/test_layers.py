@@ -36,7 +36,7 @@ ROOT = Path(lpgame.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
     ("lpgame.errors", "lpgame.limits", "lpgame.rational", "lpgame.exact_probabilities",
-     "lpgame.registry", "lpgame.io", "lpgame.io.json_io"),
+     "lpgame.registry", "lpgame.io", "lpgame.io.json_io", "lpgame.lazy", "lpgame.io.safe_files"),
     ("lpgame.game", "lpgame.io.gambit", "lpgame.io.openspiel", "lpgame.io.files",
      "lpgame.abstraction.ordered_game", "lpgame.abstraction.compile", "lpgame.abstraction.views",
      "lpgame.abstraction.signal_tree", "lpgame.games"),
