@@ -434,7 +434,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
 
 
 register(Concept(
-    name="efce", variant="learning", games=("n_player",), requires=("method=learning",),
+    name="efce", variant="learning", games=("general_sum",), requires=("method=learning",),
     solve=_solve_entry, exact=False, backends=("highs",),
     summary="optimal extensive-form correlated equilibrium by regret minimisation on the "
             "Lagrangian saddle point (two players; triangle-free, or small)",
