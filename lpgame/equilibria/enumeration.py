@@ -53,7 +53,8 @@ import networkx as nx
 import numpy as np
 
 from lpgame.equilibria.correlated import count_reduced_plans, enumerate_reduced_plans, plan_label
-from lpgame.equilibria.lemke import profile_result, solver_report
+from lpgame.equilibria.lemke import solver_report
+from lpgame.equilibria.profiles import certified_profile
 from lpgame.errors import (
     ConceptMismatchError,
     ExactCheckError,
@@ -330,7 +331,7 @@ def solve_enumeration(game, *, exact: bool = True, backend: str = "highs",
         mixed = [found.strategies[0][i], found.strategies[1][j]]
         realization = [list(np.asarray(mu, dtype=object) @ plan_matrices[p])
                        for p, mu in enumerate(mixed)]
-        strategies, unreached, rebuilt, ev = profile_result(sf, realization, exact=True)
+        strategies, unreached, rebuilt, ev, _ = certified_profile(sf, realization, exact=True)
         if ev.nash_conv != 0:
             raise ExactCheckError(f"enumeration: extreme equilibrium {k} has exact NashConv "
                                   f"{ev.nash_conv}, not 0")

@@ -74,14 +74,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from lpgame.analysis.exploitability import Evaluation
-from lpgame.equilibria.profiles import (
-    behaviours,
-    certify_nash_plans,
-    nash_certificate,
-    plans_from_behaviours,
-    strategies_and_unreached,
-)
+from lpgame.equilibria.profiles import certified_profile, certify_nash_plans
 from lpgame.errors import (
     ConceptMismatchError,
     ExactCheckError,
@@ -463,17 +456,6 @@ def lemke_equilibrium(sf: SequenceForm, exact: bool = False, lemke_start=None,
     return LemkeEquilibrium(plans, lcp, solution)
 
 
-def profile_result(sf: SequenceForm, plans, exact: bool) -> tuple[list, list, list, Evaluation]:
-    """(strategies, unreached information sets, certified plans, evaluation) of a profile given
-    by realization plans: the behaviour they induce, and the plans rebuilt from it certified by
-    the independent best-response path (what the user gets is what is certified)."""
-    pairs = behaviours(sf, plans, exact)
-    strategies, unreached = strategies_and_unreached(sf, pairs)
-    rebuilt = plans_from_behaviours(sf, pairs, exact)
-    ev, _ = nash_certificate(sf, rebuilt, exact)
-    return strategies, unreached, rebuilt, ev
-
-
 def solver_report(exact: bool, what: str) -> dict:
     """The ``solver`` field of a result computed by lpgame's own pivoting (no LP solver)."""
     return {"name": what, "backend": "lpgame (numpy pivoting, no LP solver)",
@@ -495,7 +477,7 @@ def solve_lemke(game, *, exact: bool = False, backend: str = "highs", lemke_star
             f"has {sf.num_players} players (concepts for n players: 'ce', 'cce', 'efce', 'efcce')")
     found = lemke_equilibrium(sf, exact=exact, lemke_start=lemke_start, max_pivots=max_pivots,
                               time_limit=time_limit)
-    strategies, unreached, plans, ev = profile_result(sf, found.plans, exact)
+    strategies, unreached, plans, ev, _ = certified_profile(sf, found.plans, exact)
     if exact and ev.nash_conv != 0:
         raise ExactCheckError(f"exact Lemke ended at a profile with NashConv {ev.nash_conv}, not 0")
     if not exact:

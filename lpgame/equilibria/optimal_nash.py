@@ -58,12 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.equilibria.correlated import objective_name, objective_weights
-from lpgame.equilibria.profiles import (
-    behaviours,
-    nash_certificate,
-    plans_from_behaviours,
-    strategies_and_unreached,
-)
+from lpgame.equilibria.profiles import certified_profile
 from lpgame.errors import ConceptMismatchError, ExactCheckError, LpgameError, OptionError, SolverError
 from lpgame.lp import LPSolution, solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
@@ -174,16 +169,6 @@ class NotedResult(Result):
                                                                                          **options)
 
 
-def certify_profile(sf: SequenceForm, plans: list, exact: bool):
-    """(strategies, unreached, plans rebuilt from the strategies, evaluation) of ``plans``
-    (:mod:`lpgame.equilibria.profiles`: what the user gets is what is certified)."""
-    pairs = behaviours(sf, plans, exact)
-    strategies, unreached = strategies_and_unreached(sf, pairs)
-    rebuilt = plans_from_behaviours(sf, pairs, exact)
-    evaluation, _ = nash_certificate(sf, rebuilt, exact)
-    return strategies, unreached, rebuilt, evaluation
-
-
 def support_labels(sf: SequenceForm, player: int, plan, tol: float = 1e-9) -> list[str]:
     """Labels of the player's sequences played with positive probability (∅ left out)."""
     p = sf.players[player]
@@ -248,7 +233,7 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
     if polish is None:     # the support LP failed in floating point: keep the MILP's point
         plans = [np.clip(mip.values("x"), 0.0, None), np.clip(mip.values("y"), 0.0, None)]
         objective_value = mip.objective
-    strategies, unreached, plans, ev = certify_profile(sf, plans, exact)
+    strategies, unreached, plans, ev, _ = certified_profile(sf, plans, exact)
     if exact and ev.nash_conv != 0:
         raise ExactCheckError(f"exact mode: the support LP's profile has exact NashConv "
                               f"{ev.nash_conv}, not 0")

@@ -82,6 +82,19 @@ def relative(amount, spread):
     return float(amount) / float(spread)
 
 
+def certified_profile(sf: SequenceForm, plans, exact: bool
+                      ) -> tuple[list, list, list, Evaluation, Certificate]:
+    """(strategies, unreached information sets, plans rebuilt from the strategies, evaluation,
+    certificate) of a profile given by realization plans: the behaviour they induce, and the
+    plans rebuilt from it evaluated by the independent best-response path (what the user gets is
+    what is certified)."""
+    pairs = behaviours(sf, plans, exact)
+    strategies, unreached = strategies_and_unreached(sf, pairs)
+    rebuilt = plans_from_behaviours(sf, pairs, exact)
+    ev, certificate = nash_certificate(sf, rebuilt, exact)
+    return strategies, unreached, rebuilt, ev, certificate
+
+
 def certify_nash_plans(sf: SequenceForm, plans, exact: bool, result=None):
     """``Concept.certify_plans`` of the Nash concepts: (values, certificate) of ``plans`` in ``sf``."""
     ev, certificate = nash_certificate(sf, plans, exact)

@@ -52,10 +52,10 @@ from lpgame.equilibria.optimal_nash import (
     MIP_TOLERANCES,
     SUPPORT_THRESHOLD,
     NotedResult,
-    certify_profile,
     check_two_players,
     payoff_ranges,
 )
+from lpgame.equilibria.profiles import certified_profile
 from lpgame.errors import ExactCheckError, OptionError, SolverError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.lp import solve_lp, solve_lp_exact
@@ -336,7 +336,7 @@ def solve_stackelberg(game, leader: int = 1, method: str | None = None, exact: b
     else:
         plans, leader_value, details, milp = stackelberg_extensive(sf, lead, exact, mip_gap,
                                                                    **options)
-    strategies, unreached, plans, ev = certify_profile(sf, plans, exact)
+    strategies, unreached, plans, ev, _ = certified_profile(sf, plans, exact)
     follower_gain = ev.best_response_gain[1 - lead]
     if exact and (follower_gain != 0 or ev.values[lead] != leader_value):
         raise ExactCheckError(f"exact mode: the follower gains {follower_gain} by deviating and "

@@ -110,13 +110,7 @@ def solve_nash(game, *, exact: bool = False, backend: str = "highs", algorithm: 
     import time
 
     from lpgame.compile import compile_game
-    from lpgame.equilibria.profiles import (
-        behaviours,
-        nash_certificate,
-        plans_from_behaviours,
-        relative,
-        strategies_and_unreached,
-    )
+    from lpgame.equilibria.profiles import certified_profile, relative
     from lpgame.errors import OptionError, SolverTimeLimitError
     from lpgame.lp.solution import solver_report
     from lpgame.result import Result
@@ -149,10 +143,7 @@ def solve_nash(game, *, exact: bool = False, backend: str = "highs", algorithm: 
                 error.status, error.size, error.best_bound, error.objective) from error
     else:
         raise OptionError(f"unknown algorithm {algorithm!r}; choose lp or double_oracle")
-    pairs = behaviours(sf, sol.plans, exact)
-    strategies, unreached = strategies_and_unreached(sf, pairs)
-    plans = plans_from_behaviours(sf, pairs, exact)
-    ev, cert = nash_certificate(sf, plans, exact)
+    strategies, unreached, plans, ev, cert = certified_profile(sf, sol.plans, exact)
     if exact:
         if ev.nash_conv != 0:
             raise ExactCheckError(
