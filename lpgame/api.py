@@ -47,20 +47,16 @@ def concepts() -> list[registry.Concept]:
 
 def game_info(game) -> GameInfo:
     """Players, zero-sum or not, normal form or not: what concept dispatch needs."""
-    if isinstance(game, NormalFormGame):
-        return GameInfo(game.name, game.num_players, game.num_players == 2
-                        and game.to_extensive().is_constant_sum(tol=1e-9 * _range(game)),
-                        normal_form=True)
-    sf_game = game.game if isinstance(game, SequenceForm) else as_game(game)
-    spread = sf_game.payoff_range()
+    normal_form = isinstance(game, NormalFormGame)
+    if normal_form:
+        tree = game.to_extensive()
+    else:
+        tree = game.game if isinstance(game, SequenceForm) else as_game(game)
+    spread = tree.payoff_range()
     # beyond floats (exact payoffs such as 10**400) the sums are compared exactly
-    zero_sum = sf_game.num_players == 2 and sf_game.is_constant_sum(
+    zero_sum = tree.num_players == 2 and tree.is_constant_sum(
         tol=1e-9 * spread if math.isfinite(spread) else 0.0)
-    return GameInfo(sf_game.name, sf_game.num_players, bool(zero_sum))
-
-
-def _range(game: NormalFormGame) -> float:
-    return game.to_extensive().payoff_range()
+    return GameInfo(tree.name, tree.num_players, bool(zero_sum), normal_form=normal_form)
 
 
 def solve(game, concept: str = "nash", exact: bool = False, backend: str = "highs",
