@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from random_games import payoff_matrices
 
 from lpgame.compile import compile_game
 from lpgame.equilibria.enumeration import (
@@ -38,13 +39,8 @@ SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-@st.composite
-def payoff_pairs(draw, max_size: int = 4, low: int = -2, high: int = 2):
-    m, n = draw(st.integers(1, max_size)), draw(st.integers(1, max_size))
-    cells = st.lists(st.integers(low, high), min_size=m * n, max_size=m * n)
-    a = np.array(draw(cells), dtype=object).reshape(m, n)
-    b = np.array(draw(cells), dtype=object).reshape(m, n)
-    return a, b
+def payoff_pairs(max_size: int = 4, low: int = -2, high: int = 2):
+    return payoff_matrices(max_size, low, high)
 
 
 def gambit_extreme_equilibria(a, b) -> set:

@@ -11,15 +11,14 @@ Checked against sources other than lpgame's own formulation:
 
 from __future__ import annotations
 
-import itertools
 import tempfile
 from fractions import Fraction
 
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from random_games import bimatrix_games, two_player_trees
 
 import lpgame
 from lpgame.compile import compile_game
@@ -35,54 +34,9 @@ SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-@st.composite
-def general_sum_trees(draw, max_depth: int = 4) -> Game:
+def general_sum_trees(max_depth: int = 4):
     """A random two-player general-sum game with chance, imperfect information, perfect recall."""
-    graph = nx.DiGraph()
-    counter = itertools.count()
-    num_actions: dict[str, int] = {}
-
-    def payoff():
-        return Fraction(draw(st.integers(-4, 4)), draw(st.sampled_from([1, 2])))
-
-    def grow(views, depth):
-        node = next(counter)
-        choice = 0 if depth >= max_depth else draw(st.integers(0 if depth else 1, 6))
-        if choice == 0:
-            graph.add_node(node, kind="terminal", payoffs=(payoff(), payoff()))
-            return node
-        if choice == 1:
-            graph.add_node(node, kind="chance")
-            weights = draw(st.lists(st.integers(1, 3), min_size=2, max_size=3))
-            seen = [draw(st.booleans()) for _ in range(2)]
-            for o, w in enumerate(weights):
-                child = grow(tuple(v + (("c", o),) if seen[i] else v for i, v in enumerate(views)),
-                             depth + 1)
-                graph.add_edge(node, child, action=f"o{o}", prob=Fraction(w, sum(weights)))
-            return node
-        player = 0 if choice <= 3 else 1
-        label = f"P{player + 1} {views[player]}"
-        num_actions.setdefault(label, draw(st.integers(2, 3)))
-        graph.add_node(node, kind="decision", player=player, infoset=label)
-        opponent_sees = draw(st.booleans())
-        for a in range(num_actions[label]):
-            child_views = [None, None]
-            child_views[player] = views[player] + (("own", a),)
-            child_views[1 - player] = views[1 - player] + ((("opp", a),) if opponent_sees else ())
-            graph.add_edge(node, grow(tuple(child_views), depth + 1), action=f"a{a}")
-        return node
-
-    grow(((), ()), 0)
-    return Game(graph, 2, root=0, name="random general-sum game")
-
-
-@st.composite
-def bimatrix_games(draw, max_size: int = 4, low: int = -3, high: int = 3) -> NormalFormGame:
-    m, n = draw(st.integers(1, max_size)), draw(st.integers(1, max_size))
-    entries = st.lists(st.integers(low, high), min_size=m * n, max_size=m * n)
-    u1 = np.array(draw(entries), dtype=object).reshape(m, n)
-    u2 = np.array(draw(entries), dtype=object).reshape(m, n)
-    return NormalFormGame(np.stack([u1, u2]), name="random bimatrix game")
+    return two_player_trees(max_depth, name="random general-sum game")
 
 
 def gambit_game(game: Game):

@@ -9,14 +9,13 @@ and the independent best-response certificate in exact arithmetic.
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from random_games import integer_payoffs, two_player_trees, uniform_chance
 
 from lpgame.compile import compile_game
 from lpgame.equilibria.correlated import (
@@ -40,49 +39,12 @@ SETTINGS = settings(max_examples=20, deadline=None,
 CHANCE_DENOMINATOR = 36     # chance nodes split 1/2 or 1/3, at most two on a path
 
 
-@st.composite
-def general_sum_games(draw, max_depth: int = 3) -> Game:
+def general_sum_games(max_depth: int = 3):
     """A random small two-player general-sum game with chance and perfect recall; integer payoffs
-    and chance probabilities 1/2 or 1/3, so that 36 × every reduced-normal-form payoff is an
-    integer (Gambit then gets the exact game)."""
-    graph = nx.DiGraph()
-    counter = itertools.count()
-    num_actions: dict[str, int] = {}
-    chance_nodes = [0]
-
-    def grow(views, depth: int) -> int:
-        node = next(counter)
-        choice = 0 if depth >= max_depth else draw(st.integers(0 if depth else 1, 6))
-        if choice == 1 and chance_nodes[0] >= 2:
-            choice = 2
-        if choice == 0:
-            graph.add_node(node, kind="terminal",
-                           payoffs=(draw(st.integers(-5, 5)), draw(st.integers(-5, 5))))
-            return node
-        if choice == 1:
-            chance_nodes[0] += 1
-            graph.add_node(node, kind="chance")
-            k = draw(st.integers(2, 3))
-            seen = [draw(st.booleans()) for _ in range(2)]
-            for o in range(k):
-                child_views = tuple(v + (("c", o),) if seen[i] else v for i, v in enumerate(views))
-                graph.add_edge(node, grow(child_views, depth + 1), action=f"o{o}",
-                               prob=Fraction(1, k))
-            return node
-        player = 0 if choice <= 3 else 1
-        label = f"P{player + 1} {views[player]}"
-        num_actions.setdefault(label, draw(st.integers(2, 3)))
-        graph.add_node(node, kind="decision", player=player, infoset=label)
-        opponent_sees = draw(st.booleans())
-        for a in range(num_actions[label]):
-            child_views = [None, None]
-            child_views[player] = views[player] + (("own", a),)
-            child_views[1 - player] = views[1 - player] + ((("opp", a),) if opponent_sees else ())
-            graph.add_edge(node, grow(tuple(child_views), depth + 1), action=f"a{a}")
-        return node
-
-    grow(((), ()), 0)
-    return Game(graph, 2, root=0, name="random general-sum game")
+    and at most two chance nodes of probabilities 1/2 or 1/3, so that 36 × every reduced-normal-form
+    payoff is an integer (Gambit then gets the exact game)."""
+    return two_player_trees(max_depth, payoffs=integer_payoffs(-5, 5), chance=uniform_chance,
+                            max_chance_nodes=2, name="random general-sum game")
 
 
 MAX_PROFILES = 64

@@ -23,19 +23,18 @@ guarantee their values.
 
 from __future__ import annotations
 
-import itertools
 import json
 import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from random_games import bimatrix_games, fraction_payoffs, two_player_trees, weighted_chance
 
 import lpgame
-from lpgame import Game, NormalFormGame, Result
+from lpgame import Game, Result
 from lpgame.io.json_io import strategies_from_json, strategies_to_json
 
 MAX_DEPTH = 4
@@ -44,58 +43,14 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 
 # ---------------------------------------------------------------------------- random games
-@st.composite
-def extensive_games(draw, zero_sum: bool = True) -> Game:
-    """A random two-player game with chance and perfect recall (see module docstring)."""
-    graph = nx.DiGraph()
-    counter = itertools.count()
-    num_actions: dict[str, int] = {}
-
-    def payoff():
-        return Fraction(draw(st.integers(-6, 6)), draw(st.sampled_from([1, 2, 3])))
-
-    def grow(views: tuple[tuple, tuple], depth: int) -> int:
-        node = next(counter)
-        choice = 0 if depth >= MAX_DEPTH else draw(st.integers(0 if depth else 1, 6))
-        if choice == 0:
-            u1 = payoff()
-            graph.add_node(node, kind="terminal", payoffs=(u1, -u1) if zero_sum else (u1, payoff()))
-            return node
-        if choice == 1:
-            graph.add_node(node, kind="chance")
-            k = draw(st.integers(2, 3))
-            weights = draw(st.lists(st.integers(0, 4), min_size=k, max_size=k).filter(any))
-            seen = [draw(st.booleans()) for _ in range(2)]
-            for o, w in enumerate(weights):
-                child_views = tuple(v + (("chance", o),) if seen[i] else v for i, v in enumerate(views))
-                child = grow(child_views, depth + 1)
-                graph.add_edge(node, child, action=f"o{o}", prob=Fraction(w, sum(weights)))
-            return node
-        player = 0 if choice <= 3 else 1
-        label = f"P{player + 1} {views[player]}"
-        if label not in num_actions:
-            num_actions[label] = draw(st.integers(2, 3))
-        graph.add_node(node, kind="decision", player=player, infoset=label)
-        opponent_sees = draw(st.booleans())
-        for a in range(num_actions[label]):
-            child_views = [None, None]
-            child_views[player] = views[player] + (("own", a),)
-            child_views[1 - player] = views[1 - player] + ((("opp", a),) if opponent_sees else ())
-            child = grow(tuple(child_views), depth + 1)
-            graph.add_edge(node, child, action=f"a{a}")
-        return node
-
-    grow(((), ()), 0)
-    return Game(graph, 2, root=0, name="random game")
+def extensive_games(zero_sum: bool = True):
+    return two_player_trees(MAX_DEPTH, zero_sum=zero_sum,
+                            payoffs=fraction_payoffs(-6, 6, (1, 2, 3)),
+                            chance=lambda k: weighted_chance(k, 0, 4))
 
 
-@st.composite
-def matrix_games(draw, zero_sum: bool = True) -> NormalFormGame:
-    m, n = draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    entries = st.lists(st.integers(-5, 5), min_size=m * n, max_size=m * n)
-    u1 = np.array(draw(entries), dtype=object).reshape(m, n)
-    u2 = -u1 if zero_sum else np.array(draw(entries), dtype=object).reshape(m, n)
-    return NormalFormGame(np.stack([u1, u2]), name="random matrix game")
+def matrix_games(zero_sum: bool = True):
+    return bimatrix_games(4, -5, 5, zero_sum=zero_sum, name="random matrix game")
 
 
 def games(zero_sum: bool = True):

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from random_games import bimatrix_games as random_bimatrix_games
 
 from lpgame.compile import compile_game
 from lpgame.equilibria.stackelberg import solve_stackelberg, stackelberg_milp
@@ -39,11 +40,8 @@ SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-@st.composite
-def bimatrix_games(draw) -> NormalFormGame:
-    m, n = draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    entries = st.lists(st.integers(-4, 4), min_size=2 * m * n, max_size=2 * m * n)
-    return NormalFormGame(np.array(draw(entries)).reshape(2, m, n), name="random bimatrix")
+def bimatrix_games():
+    return random_bimatrix_games(4, -4, 4, name="random bimatrix")
 
 
 def gambit_nash_payoffs(game: NormalFormGame) -> list[tuple[Fraction, Fraction]]:

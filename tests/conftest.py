@@ -1,0 +1,8 @@
+"""Makes ``tests/random_games.py`` importable by name under pytest's ``--import-mode=importlib``."""
+
+import sys
+from pathlib import Path
+
+_HERE = str(Path(__file__).parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
