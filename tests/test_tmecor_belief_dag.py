@@ -133,6 +133,14 @@ def test_a_team_of_one_gets_its_treeplex(name, params):
                                                              for j in range(p.num_infosets)]
 
 
+def test_a_team_of_one_by_the_belief_dag_is_the_maximin_value():
+    kuhn = lpgame.games.make("kuhn_poker")
+    result = solve_tmecor(kuhn, team=(1,), method="belief_dag")
+    assert result.value == pytest.approx(-1 / 18, abs=1e-9)          # Kuhn's value (Kuhn 1950)
+    assert max(result.certificate.best_response_gain) <= TOL
+    _check_distribution(result)
+
+
 def test_table_11_2_kuhn_sizes():
     """Our TB-DAG sizes for K33 and K34 (team {1, 2}); Table 11.2 lists 487/918 and 2,100/6,711
     with another convention (docs/tmecor.md explains the difference)."""
