@@ -113,6 +113,23 @@ def test_k33_k34_belief_dag_equals_column_generation(cards):
         assert auto.value == pytest.approx(-1 / 24, abs=TOL)
 
 
+@pytest.mark.parametrize("name,params,team", [
+    ("kuhn_poker", {"players": 3, "cards": 4}, (1, 3)),
+    ("kuhn_poker", {"players": 3, "cards": 4}, (2, 3)),
+    ("leduc_poker", {"players": 3, "bets": 1, "ranks": 2, "suits": 2}, (1, 3)),
+])
+def test_other_teams_and_two_round_leduc_equal_column_generation(name, params, team):
+    # the opponent between the members (K34) and two betting rounds with a public board (L3122):
+    # beliefs over several team decisions, where column generation still converges
+    game = lpgame.games.make(name, **params)
+    dag = solve_tmecor(game, team=team, method="belief_dag")
+    cg = solve_tmecor(game, team=team, method="column_generation")
+    assert cg.extra["status"] == "optimal"
+    assert dag.value == pytest.approx(cg.value, abs=TOL)
+    assert max(dag.certificate.best_response_gain) <= TOL
+    _check_distribution(dag)
+
+
 # ---------------------------------------------------------------- the DAG itself
 @pytest.mark.parametrize("name,params", [
     ("kuhn_poker", {"players": 3, "cards": 3}),
