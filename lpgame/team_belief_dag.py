@@ -351,7 +351,7 @@ def build_team_belief_dag(game: Game, members: tuple[int, ...],
             raise ModelTooLargeError(
                 f"{game.name}: the team belief DAG passes {max_edges} prescriptions (a belief "
                 f"with {len(keys)} information sets has {count}); use "
-                "method='column_generation' or a larger max_edges")
+                "method='column_generation' or a larger max_dag_edges")
         # what each (information set, action) reaches: frontier nodes and leaves
         reach: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
         for v in nodes:
