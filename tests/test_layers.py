@@ -5,7 +5,7 @@ Layers, from the bottom:
 0. errors, limits, rational, registry (data only), io.json_io
 1. game models: game/, io/ readers of game files (gambit, openspiel, files), the ordered-signal
    models of abstraction/ (ordered_game, compile, views, signal_tree), the catalog games/
-2. sequence_form, compile
+2. sequence_form, compile, team_belief_dag (the team's analogue of the sequence form)
 3. lp/
 4. analysis/, result, io.strategy_files, learning.treeplex (the treeplex data structure that
    analysis and learning share)
@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("lpgame.game", "lpgame.io.gambit", "lpgame.io.openspiel", "lpgame.io.files",
      "lpgame.abstraction.ordered_game", "lpgame.abstraction.compile", "lpgame.abstraction.views",
      "lpgame.abstraction.signal_tree", "lpgame.games"),
-    ("lpgame.sequence_form", "lpgame.compile"),
+    ("lpgame.sequence_form", "lpgame.compile", "lpgame.team_belief_dag"),
     ("lpgame.lp",),
     ("lpgame.analysis", "lpgame.result", "lpgame.io.strategy_files", "lpgame.learning.treeplex"),
     ("lpgame.equilibria", "lpgame.abstraction", "lpgame.learning"),

@@ -310,7 +310,7 @@ def test_table_11_2_games_have_table_a1_sizes_and_a_team_with_triangles(label):
     game = lpgame.games.make(name, **params)
     s = game.sizes()
     assert (sum(s["infosets"]), sum(s["sequences"]), s["terminals"]) == expected
-    if label.startswith("K"):      # private cards: not triangle-free, so auto picks column generation
+    if label.startswith("K"):      # private cards: not triangle-free, so auto picks the belief DAG
         space = team_plan_space(make_team(compile_game(game), (1, 2)))
         assert not space.triangle_free
 
@@ -318,7 +318,8 @@ def test_table_11_2_games_have_table_a1_sizes_and_a_team_with_triangles(label):
 @pytest.mark.parametrize("cards,oracles", [(3, ("pairs", "products")), (4, ("pairs",))])
 def test_k33_k34_tmecor_with_certificate(cards, oracles):
     game = lpgame.games.make("kuhn_poker", players=3, cards=cards)
-    results = [solve_tmecor(game, team=(1, 2), oracle=oracle) for oracle in oracles]
+    results = [solve_tmecor(game, team=(1, 2), method="column_generation", oracle=oracle)
+               for oracle in oracles]
     for r in results:
         assert r.extra["method"] == "column_generation" and r.extra["status"] == "optimal"
         lower, upper = r.extra["bounds"]
@@ -379,14 +380,14 @@ def test_lp_only_on_a_team_with_triangles_names_column_generation():
 def test_column_generation_at_its_time_limit_gives_labelled_bounds():
     game = lpgame.games.make("kuhn_poker", players=3, cards=4)
     exact = solve_tmecor(game, team=(1, 2))
-    partial = solve_tmecor(game, team=(1, 2), max_iterations=2)
+    partial = solve_tmecor(game, team=(1, 2), method="column_generation", max_iterations=2)
     assert partial.extra["status"] == "iteration_limit"
     lower, upper = partial.extra["bounds"]
     assert lower <= exact.value + TOL and upper >= exact.value - TOL
     assert partial.value == lower
     # the certificate measures the partial answer: the opponent holds the team to its lower bound
     assert partial.certificate.extra["opponent_best_response_value"] == pytest.approx(lower, abs=TOL)
-    timed = solve_tmecor(game, team=(1, 2), time_limit=0.05)
+    timed = solve_tmecor(game, team=(1, 2), method="column_generation", time_limit=0.05)
     assert timed.extra["status"] in ("time_limit", "optimal")
     lower, upper = timed.extra["bounds"]
     assert lower <= exact.value + TOL <= upper + 2 * TOL
@@ -429,7 +430,7 @@ class SimultaneousGame:
 def test_team_of_three_by_column_generation_matches_the_matrix_game(table):
     # four players, team {1, 2, 3} against player 4: the product-form oracle (any team size)
     sf = compile_game(expand(SimultaneousGame(4, table)))
-    result = solve_tmecor(sf, team=(1, 2, 3))
+    result = solve_tmecor(sf, team=(1, 2, 3), method="column_generation")
     assert result.extra["method"] == "column_generation" and result.extra["oracle"] == "products"
     assert result.value == pytest.approx(matrix_game_value(sf, (0, 1, 2), 3), abs=TOL)
     assert max(result.certificate.best_response_gain) <= TOL
