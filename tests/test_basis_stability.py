@@ -313,3 +313,17 @@ def test_efpe_with_singular_basis_matrix_at_zero_is_certified_exactly():
     assert result.certificate.nash_conv == 0
     assert result.certificate.extra["refinement_property"] == "passed"
     assert all(c["passed"] for c in info["checks"]) and info["witness_problems"] == []
+
+
+@pytest.mark.slow
+def test_leduc_efpe_is_certified_exactly():
+    """Leduc L2232 (two bets, three ranks, two suits): the EFPE was a partial answer while the
+    exact test used float LU and rational reconstruction; now certified, with NashConv exactly 0,
+    the EFPE check passed, and the value of the exact Nash LP."""
+    game = lpgame.games.make("leduc_poker", bets=2, ranks=3, suits=2)
+    result = solve_refinement(game, "efpe")
+    info = result.extra["refinement"]
+    assert result.exact and info["status"] == "certified"
+    assert result.certificate.nash_conv == 0
+    assert all(c["passed"] for c in info["checks"]) and info["witness_problems"] == []
+    assert result.value == lpgame.solve(game, exact=True).value
