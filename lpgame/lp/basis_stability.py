@@ -64,6 +64,7 @@ the remaining core by ``fmpz_mat.nullspace`` and ``fmpq_mat.rref``, dense, up to
 
 from __future__ import annotations
 
+import heapq
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -208,13 +209,13 @@ class SparseQ:
             cols = col_pos[cols]
             keep &= cols >= 0
         idx = np.flatnonzero(keep)
+        nums, den = matrix.scaled()          # integers over one denominator: cheap to hash
         cache: dict = {}
         vals = []
-        for k in idx.tolist():
-            v = matrix.data[k]
-            q = cache.get(v)
+        for num in nums[idx].tolist():
+            q = cache.get(num)
             if q is None:
-                q = cache[v] = _q(v)
+                q = cache[num] = Q(num, den)
             vals.append(q)
         return cls(shape or matrix.shape, rows[idx], cols[idx], vals)
 
@@ -358,15 +359,20 @@ class _SparseLU:
         for r, j, v in entries:
             rows[int(r)][int(j)] = v
             cols[int(j)].add(int(r))
-        alive = set(range(k))
+        alive = [True] * k
+        heap = [(len(rows[r]), r) for r in range(k)]      # rows by length (stale entries skipped)
+        heapq.heapify(heap)
         self.steps = []           # (pivot row, pivot column, pivot, U row {col: v}, L {row: l})
         for _ in range(k):
-            p = min(alive, key=lambda r: len(rows[r]))
+            while True:
+                length, p = heapq.heappop(heap)
+                if alive[p] and length == len(rows[p]):
+                    break
             if not rows[p]:
                 raise SingularMatrixError(f"a diagonal block of size {k} is singular")
             c = min(rows[p], key=lambda j: len(cols[j]))
             pivot = rows[p][c]
-            alive.discard(p)
+            alive[p] = False
             urow = rows[p]
             for j in urow:
                 cols[j].discard(p)
@@ -384,6 +390,7 @@ class _SparseLU:
                     elif j in row:
                         del row[j]
                         cols[j].discard(r)
+                heapq.heappush(heap, (len(row), r))
             self.steps.append((p, c, pivot, {j: u for j, u in urow.items() if j != c}, lower))
         self.k = k
 
