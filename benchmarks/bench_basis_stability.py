@@ -5,7 +5,8 @@ Run from the repository root::
     python -m benchmarks.bench_basis_stability [--only TEXT]
 
 For each case (game, refinement, ξ), the trembling LP of :mod:`lpgame.equilibria.trembling` is
-built, P(ξ) is solved once by HiGHS's simplex, and its optimal basis is tested by
+built, P(ξ) is solved once by HiGHS's simplex from a cold start (so the basis may differ from the
+one the warm-started limit loop finds at the same ξ: L2232 EFPE at 1/8192), and its optimal basis is tested by
 :func:`lpgame.lp.basis_stability.certify_stable_basis` (python-flint rationals, block triangular
 sparse LU, Taylor or Laurent series). Columns: the case, the basis size, the verdict (stable, with
 the method, or why not), the HiGHS seconds and the seconds of the exact test. The games are those
