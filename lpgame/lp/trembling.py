@@ -59,7 +59,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.errors import LpgameError, SolverError, SolverTimeLimitError
+from lpgame.errors import ExactCheckError, LpgameError, SolverError, SolverTimeLimitError  # noqa: F401
 from lpgame.lp import solve_lp
 from lpgame.lp.basis_stability import NotStableError, StableBasis, certify_stable_basis
 from lpgame.lp.exact import _solve_exactly, _SparseRational
