@@ -30,10 +30,12 @@ exact rational arithmetic:
   evaluation of the basis system at a rational point ε̃ (the random-evaluation test of L5746): zero
   there means identically zero (a nonzero rational function has finitely many roots), nonzero
   means more coefficients are computed. This proves optimality on some (0, ε̄] without stating ε̄.
-  A singular B(0) needs the Laurent expansion of Lemma 13.3, which is not implemented: such a
-  basis is reported as not certified and the limit loop goes on with a smaller ξ.
+  A singular B(0) is handled by the Laurent expansion of Lemma 13.3 (row reduction to
+  B̃(ε) = S(ε)B(ε) with B̃(0) nonsingular); the limit must then still be finite.
 
-The limit (§13.4.4) is the coefficient of ε⁰: z_0 and π_0.
+The limit (§13.4.4) is the coefficient of ε⁰: z_0 and π_0. The test itself, :func:`certify_stable_basis`,
+lives in :mod:`lpgame.lp.basis_stability` (exact arithmetic in python-flint, block triangular
+factorisation of B(0)) and is re-exported here.
 
 **The limit loop** (§13.4, Fig. 13.1, L5663–5810), :func:`solve_limit`: solve P(ξ) with HiGHS's
 simplex, test its optimal basis; if it is not stable, shrink ξ (warm start from the last basis) and
@@ -43,14 +45,13 @@ MPFR arithmetic there; lpgame has no arbitrary-precision simplex, so a basis tha
 gives a labelled partial answer (:class:`LimitSolution` with ``stable=False``: the numeric solution
 of P(ξ) at the smallest ξ reached). Every ξ is a power of two, exact in floating point.
 
-All exact arithmetic is done with :class:`fractions.Fraction` and the exact basis solver of
-:mod:`lpgame.lp.exact` (sparse float LU, exact iterative refinement, rational reconstruction).
+The stability test computes in python-flint's exact rationals (:mod:`lpgame.lp.basis_stability`);
+results are :class:`fractions.Fraction`.
 """
 
 from __future__ import annotations
 
 import math
-import random
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -58,8 +59,9 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.errors import ExactCheckError, LpgameError, SolverError, SolverTimeLimitError
+from lpgame.errors import ExactCheckError, LpgameError, SolverError, SolverTimeLimitError  # noqa: F401
 from lpgame.lp import solve_lp
+from lpgame.lp.basis_stability import NotStableError, StableBasis, certify_stable_basis
 from lpgame.lp.exact import _solve_exactly, _SparseRational
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
@@ -184,172 +186,6 @@ class TremblingLP:
         return out
 
 
-@dataclass
-class StableBasis:
-    """A basis certified stable, with the Taylor (or polynomial) coefficients of its solution.
-
-    ``primal[n]`` and ``duals[n]`` are the coefficients of ε^n of every column value and row dual
-    (the full vectors); the limit is ``primal[0]``, ``duals[0]``. ``polynomial``: the expansions
-    are exact polynomials (ε only in b and c), and then ``certified_epsilon`` ε* is a rational such
-    that the basis is optimal for every ε in (0, ε*]. Otherwise they are Taylor series truncated
-    after ``len(primal)`` terms and ``certified_epsilon`` is None (optimal on some (0, ε̄]).
-    """
-
-    primal: list[list[Fraction]]
-    duals: list[list[Fraction]]
-    polynomial: bool
-    certified_epsilon: Fraction | None
-    checked_entries: int
-    how: str
-
-    def values(self, lp: LinearProgram, block: str, n: int = 0) -> list[Fraction]:
-        b = lp.block(block)
-        return self.primal[n][b.offset:b.offset + b.size] if n < len(self.primal) \
-            else [Fraction(0)] * b.size
-
-    def row_duals(self, lp: LinearProgram, block: str, n: int = 0) -> list[Fraction]:
-        b = lp.block(block)
-        return self.duals[n][b.offset:b.offset + b.size] if n < len(self.duals) \
-            else [Fraction(0)] * b.size
-
-    def series(self, lp: LinearProgram, block: str, kind: str = "primal") -> list[list[Fraction]]:
-        """The coefficients [ε⁰, ε¹, ...] of a variable block (``primal``) or a row block's duals."""
-        get = self.values if kind == "primal" else self.row_duals
-        terms = self.primal if kind == "primal" else self.duals
-        return [get(lp, block, n) for n in range(len(terms))]
-
-
-class NotStableError(LpgameError):
-    """The basis is not stable (or its stability could not be decided); the message says why and
-    ``violations`` counts the entries of t_B(ε) of the wrong sign near ε = 0."""
-
-    def __init__(self, message: str, violations: int = 0):
-        super().__init__(message)
-        self.violations = violations
-
-
-def _submatrix(matrix: RationalMatrix, row_pos: np.ndarray, col_pos: np.ndarray, shape) -> _SparseRational:
-    pr, pc = row_pos[matrix.rows], col_pos[matrix.cols]
-    keep = np.flatnonzero((pr >= 0) & (pc >= 0))
-    nums, den = matrix.scaled()
-    return _SparseRational(pr[keep], pc[keep], [matrix.data[k] for k in keep.tolist()], shape,
-                           (nums[keep], den))
-
-
-def _lex_sign(coefficients: list[Fraction]) -> int:
-    for a in coefficients:
-        if a:
-            return 1 if a > 0 else -1
-    return 0
-
-
-def _positive_on(coefficients: list[Fraction]) -> Fraction | None:
-    """For a polynomial with positive first nonzero coefficient a_m: a_m / (a_m + μ) (module
-    docstring); None when it has no higher term (positive for every ε > 0)."""
-    m = next(k for k, a in enumerate(coefficients) if a)
-    rest = [abs(a) for a in coefficients[m + 1:] if a]
-    if not rest:
-        return None
-    a = coefficients[m]
-    return a / (a + max(rest))
-
-
-def certify_stable_basis(tlp: TremblingLP, solution: LPSolution, terms: int | None = None,
-                         max_terms: int = 64, seed: int = 0) -> StableBasis:
-    """Test whether ``solution``'s optimal basis is stable (module docstring); raise
-    :class:`NotStableError` with the reason, or return its exact expansion."""
-    if not solution.has_basis:
-        raise NotStableError("the solver returned no basis")
-    powers = tlp.exact_powers()
-    senses = tlp._senses
-    lp = tlp.base
-    m, n = lp.num_rows, lp.num_cols
-    col_lower = np.concatenate([b.lower for b in lp.variables])
-    col_upper = np.concatenate([b.upper for b in lp.variables])
-    if np.any(np.isfinite(col_upper)) or np.any(np.isfinite(col_lower) & (col_lower != 0)):
-        raise LpgameError("trembling LP: only lower bounds 0 or free columns are supported")
-    basic = np.flatnonzero(solution.col_basis == BASIS_BASIC)
-    tight = np.flatnonzero(solution.row_basis != BASIS_BASIC)
-    if len(basic) != len(tight):
-        raise NotStableError(f"the basis has {len(basic)} basic columns and {len(tight)} tight rows")
-    row_pos = -np.ones(m, dtype=np.int64)
-    row_pos[tight] = np.arange(len(tight))
-    col_pos = -np.ones(n, dtype=np.int64)
-    col_pos[basic] = np.arange(len(basic))
-    size = (len(tight), len(basic))
-    B = {k: _submatrix(A, row_pos, col_pos, size) for k, (_, A, _) in powers.items() if A is not None}
-    varying = sorted(k for k in B if k > 0)
-    polynomial = not varying
-    deg_b = max(k for k, (_, _, b) in powers.items() if any(b)) if any(
-        any(b) for _, _, b in powers.values()) else 0
-    deg_c = max((k for k, (c, _, _) in powers.items() if any(c)), default=0)
-    tight_list, basic_list = tight.tolist(), basic.tolist()
-
-    def expand(count: int) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
-        """Coefficients 0..count−1 of the basic values and the tight rows' duals."""
-        zs, ps = [], []
-        for k in range(count):
-            b_k = powers.get(k, (None, None, [Fraction(0)] * m))[2]
-            rhs = [b_k[i] for i in tight_list]
-            for j in varying:
-                if k - j >= 0:
-                    rhs = _minus(rhs, _apply(B[j], zs[k - j]))
-            zs.append(solve_scaled(B[0], rhs, f"the ε^{k} coefficient of the basic values")
-                      if any(rhs) else [Fraction(0)] * size[0])
-            c_k = powers.get(k, ([Fraction(0)] * n, None, None))[0]
-            rhs = [c_k[j] for j in basic_list]
-            for j in varying:
-                if k - j >= 0:
-                    rhs = _minus(rhs, _apply_t(B[j], ps[k - j]))
-            ps.append(solve_scaled(B[0].T, rhs, f"the ε^{k} coefficient of the duals")
-                      if any(rhs) else [Fraction(0)] * size[0])
-        return zs, ps
-
-    if 0 not in B:
-        raise NotStableError("the basis matrix at ε = 0 is empty")
-    count = (max(deg_b, deg_c) + 1) if polynomial else (terms or 2 * max(deg_b, deg_c, 1) + 4)
-    while True:
-        try:
-            zs, ps = expand(count)
-        except ExactCheckError as exc:
-            raise NotStableError(f"B(0) could not be solved exactly ({exc}); a singular B(0) needs the "
-                            "Laurent expansion of Lemma 13.3, not implemented") from exc
-        z_full = [_scatter(z, basic_list, n) for z in zs]
-        pi_full = [_scatter(p, tight_list, m) for p in ps]
-        entries = _optimality_entries(powers, senses, z_full, pi_full, basic, tight, col_lower,
-                                      lp.sense, count)
-        undecided = [k for k, (coefs, must_vanish) in enumerate(entries) if _lex_sign(coefs) == 0]
-        wrong = [(coefs, must_vanish) for coefs, must_vanish in entries
-                 if _lex_sign(coefs) < 0 or (must_vanish and _lex_sign(coefs) != 0)]
-        if wrong:
-            coefs, must_vanish = wrong[0]
-            what = "must vanish" if must_vanish else "must be ≥ 0"
-            raise NotStableError(f"{len(wrong)} entries of the optimality certificate t_B(ε) have the "
-                                 f"wrong sign near ε = 0; the first {what} but its expansion starts "
-                                 f"{[str(c) for c in coefs[:4]]}", len(wrong))
-        if polynomial or not undecided:
-            break
-        # truncated series all zero: decide by an exact evaluation at a rational point
-        if _vanish_at_random_point(powers, B, tight_list, basic_list, senses, basic, tight,
-                                   col_lower, lp.sense, m, n, size, undecided, seed):
-            break
-        if count >= max_terms:
-            raise NotStableError(f"entries of t_B(ε) have {count} vanishing Taylor coefficients but are "
-                            "not identically zero; more terms are needed")
-        count *= 2
-    certified = None
-    if polynomial:
-        bounds = [_positive_on(coefs) for coefs, _ in entries if _lex_sign(coefs) > 0]
-        finite = [b for b in bounds if b is not None]
-        certified = min(finite) if finite else Fraction(1)
-    how = ("polynomial t_B(ε) with lexicographically nonnegative entries; optimal on (0, ε*] "
-           "by the bound a_m/(a_m + μ)" if polynomial else
-           f"Taylor expansion at ε = 0 by an exact factorisation of B(0), {count} terms, sign of the "
-           "first nonzero coefficient (Lemmas 13.1–13.2); entries vanishing to that order tested "
-           "by an exact evaluation at a rational ε")
-    return StableBasis(z_full, pi_full, polynomial, certified, len(entries), how)
-
-
 def solve_scaled(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
     """The exact solution of ``matrix`` x = rhs, solved as ``matrix`` y = D·rhs with D the common
     denominator of rhs (integer right-hand side: y's denominators divide det(matrix) only, so the
@@ -359,132 +195,6 @@ def solve_scaled(matrix: _SparseRational, rhs: list[Fraction], what: str) -> lis
         return _solve_exactly(matrix, rhs, what)[0]
     y, _ = _solve_exactly(matrix, [Fraction(v) for v in nums.tolist()], what)
     return [v / den for v in y]
-
-
-def _minus(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
-    return [x - y for x, y in zip(a, b)]
-
-
-def _apply(matrix: _SparseRational, x: list[Fraction]) -> list[Fraction]:
-    out = [Fraction(0)] * matrix.shape[0]
-    for r, c, v in zip(matrix.rows.tolist(), matrix.cols.tolist(), matrix.data):
-        if x[c]:
-            out[r] += v * x[c]
-    return out
-
-
-def _apply_t(matrix: _SparseRational, x: list[Fraction]) -> list[Fraction]:
-    out = [Fraction(0)] * matrix.shape[1]
-    for r, c, v in zip(matrix.rows.tolist(), matrix.cols.tolist(), matrix.data):
-        if x[r]:
-            out[c] += v * x[r]
-    return out
-
-
-def _scatter(values: list[Fraction], where: list[int], size: int) -> list[Fraction]:
-    out = [Fraction(0)] * size
-    for k, i in enumerate(where):
-        out[i] = values[k]
-    return out
-
-
-def _product_series(powers, z_full, count: int, transpose: bool, length: int) -> list[list[Fraction]]:
-    """Coefficients of A(ε) z(ε) (or A(ε)ᵀ π(ε)) up to ε^{count−1}."""
-    out = [[Fraction(0)] * length for _ in range(count)]
-    for k, (_, A, _) in powers.items():
-        if A is None:
-            continue
-        for t in range(count - k):
-            vec = z_full[t]
-            if not any(vec):
-                continue
-            prod = A.rmatvec(vec) if transpose else A.matvec(vec)
-            row = out[k + t]
-            for i, v in enumerate(prod):
-                if v:
-                    row[i] += v
-    return out
-
-
-def _optimality_entries(powers, senses, z_full, pi_full, basic, tight, col_lower, sense, count):
-    """The entries of t_B(ε) as coefficient lists, each with whether it must vanish (else ≥ 0)."""
-    m, n = len(senses), len(col_lower)
-    sign = 1 if sense == "max" else -1
-    entries = []
-    is_basic = np.zeros(n, dtype=bool)
-    is_basic[basic] = True
-    is_tight = np.zeros(m, dtype=bool)
-    is_tight[tight] = True
-    lower0 = np.isfinite(col_lower)
-    for j in np.flatnonzero(is_basic & lower0).tolist():       # basic values ≥ 0
-        entries.append(([z[j] for z in z_full], False))
-    activity = _product_series(powers, z_full, count, False, m)
-    for i in np.flatnonzero(~is_tight).tolist():               # rows that are not tight
-        slack = [activity[t][i] - powers.get(t, (None, None, [Fraction(0)] * m))[2][i]
-                 for t in range(count)]
-        if senses[i] == "<=":
-            entries.append(([-s for s in slack], False))
-        elif senses[i] == ">=":
-            entries.append((slack, False))
-        else:
-            entries.append((slack, True))
-    for i in np.flatnonzero(is_tight).tolist():                # duals' signs
-        duals = [sign * p[i] for p in pi_full]
-        if senses[i] == "<=":
-            entries.append((duals, False))
-        elif senses[i] == ">=":
-            entries.append(([-d for d in duals], False))
-    at = _product_series(powers, pi_full, count, True, n)      # Aᵀπ
-    for j in np.flatnonzero(~is_basic).tolist():               # reduced costs of nonbasic columns
-        reduced = [sign * (powers.get(t, ([Fraction(0)] * n, None, None))[0][j] - at[t][j])
-                   for t in range(count)]
-        if lower0[j]:
-            entries.append(([-d for d in reduced], False))
-        else:
-            entries.append((reduced, True))
-    return entries
-
-
-def _vanish_at_random_point(powers, basis_parts, tight_list, basic_list, senses, basic, tight, col_lower,
-                            sense, m, n, size, undecided, seed) -> bool:
-    """Evaluate t_B exactly at a random rational ε̃ ∈ (0, 2⁻¹⁰); True when every undecided entry is 0
-    there (then it is identically 0: a nonzero rational function vanishes at finitely many points)."""
-    rng = random.Random(seed)
-    eps = Fraction(rng.randrange(1, 2 ** 20), 2 ** 30)
-    # B(ε̃) = Σ_k ε̃^k B_k (duplicates summed by the RationalMatrix constructor), b(ε̃), c(ε̃)
-    rows, cols, data = [], [], []
-    for k, part in basis_parts.items():
-        f = eps ** k
-        rows.append(part.rows)
-        cols.append(part.cols)
-        data.extend(v * f for v in part.data)
-    Rm = RationalMatrix(size, np.concatenate(rows), np.concatenate(cols), data)
-    nums, den = Rm.scaled()
-    Be = _SparseRational(Rm.rows, Rm.cols, Rm.data, size, (nums, den))
-    b = [sum((eps ** k * powers[k][2][i] for k in powers), Fraction(0)) for i in tight_list]
-    c = [sum((eps ** k * powers[k][0][j] for k in powers), Fraction(0)) for j in basic_list]
-    try:
-        z = _scatter(solve_scaled(Be, b, "the basis at a rational ε"), basic_list, n)
-        p = _scatter(solve_scaled(Be.T, c, "the duals at a rational ε"), tight_list, m)
-    except ExactCheckError:
-        return False
-    collapsed = {0: ([sum((eps ** k * powers[k][0][j] for k in powers), Fraction(0)) for j in range(n)],
-                     _collapse_matrix(powers, eps, m, n),
-                     [sum((eps ** k * powers[k][2][i] for k in powers), Fraction(0)) for i in range(m)])}
-    entries = _optimality_entries(collapsed, senses, [z], [p], basic, tight, col_lower, sense, 1)
-    return all(entries[k][0][0] == 0 for k in undecided)
-
-
-def _collapse_matrix(powers, eps: Fraction, m: int, n: int) -> RationalMatrix:
-    rows, cols, data = [], [], []
-    for k, (_, A, _) in powers.items():
-        if A is None:
-            continue
-        f = eps ** k
-        rows.append(A.rows)
-        cols.append(A.cols)
-        data.extend(v * f for v in A.data)
-    return RationalMatrix((m, n), np.concatenate(rows), np.concatenate(cols), data)
 
 
 @dataclass
