@@ -563,12 +563,11 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
         key = _basis_key(solution)
         t0 = time.perf_counter()
         if key not in verdicts:
-            try:
-                verdicts[key] = certify_stable_basis(tlp, solution, terms=terms)
-            except NotStableError as exc:
-                verdicts[key] = str(exc)
-                if solution.has_basis and (closest is None or exc.violations < closest[0]):
-                    closest = (exc.violations, solution, xi)
+            verdicts[key] = _verdict(tlp, solution, terms)
+            violations = getattr(verdicts[key], "violations", None)
+            if violations is not None and solution.has_basis and \
+                    (closest is None or violations < closest[0]):
+                closest = (violations, solution, xi)
         check_seconds += time.perf_counter() - t0
         verdict = verdicts[key]
         if isinstance(verdict, str):
@@ -705,10 +704,7 @@ def _exact_stage(tlp, exact_schedule, solved, closest, verdicts, deadline, terms
         key = _basis_key(solution)
         t1 = time.perf_counter()
         if key not in verdicts:
-            try:
-                verdicts[key] = certify_stable_basis(tlp, solution, terms=terms)
-            except NotStableError as exc:
-                verdicts[key] = str(exc)
+            verdicts[key] = _verdict(tlp, solution, terms)
         seconds["stability"] += time.perf_counter() - t1
         verdict = verdicts[key]
         record = {"xi": str(xi), "how": EXACT_HOW, "start": best[1], "pivots": pivots}
@@ -719,6 +715,33 @@ def _exact_stage(tlp, exact_schedule, solved, closest, verdicts, deadline, terms
         attempts.append({**record, "stable": True})
         return (xi, solution, lp, verdict), partial, ""
     return None, partial, reason
+
+
+class _Unstable(str):
+    """A verdict: why a basis is not (or could not be shown) stable, with the count of wrong signs
+    (None when the test could not decide)."""
+
+    violations: int | None = None
+
+
+def _verdict(tlp: TremblingLP, solution: LPSolution, terms: int | None) -> StableBasis | _Unstable:
+    """:func:`certify_stable_basis`, its refusal as a string. Where ``terms`` Taylor coefficients
+    grow past what floats can hold inside the exact solver (OverflowError; seen on Leduc EFPE with
+    2·depth + 4 terms), the test is repeated with its default count (it adds terms itself when
+    entries stay undecided); an overflow then counts as undecided, not as a crash."""
+    try:
+        try:
+            return certify_stable_basis(tlp, solution, terms=terms)
+        except OverflowError:
+            if terms is None:
+                raise
+            return certify_stable_basis(tlp, solution)
+    except NotStableError as exc:
+        out = _Unstable(str(exc))
+        out.violations = exc.violations
+        return out
+    except (OverflowError, ExactCheckError) as exc:
+        return _Unstable(f"the stability test could not decide ({type(exc).__name__}: {exc})")
 
 
 def _basis_key(solution: LPSolution) -> bytes:
