@@ -534,6 +534,7 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
     verdicts: dict[bytes, StableBasis | str] = {}     # one exact test per distinct basis
     closest = None        # (violations, basis) of the basis nearest to stable, for the fallback
     solved: dict[Fraction, LPSolution] = {}           # HiGHS's solutions, for the exact stage
+    terms = [terms]                                   # Taylor terms; None after an overflow
     for xi in schedule:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
@@ -617,7 +618,7 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
                                      "optimal over Q(eps) (criss-cross)", start_solution.objective,
                                      start_solution.col_values, start_solution.row_duals, cols, rows,
                                      start_solution.seconds, dict(start_solution.info))
-            stable = certify_stable_basis(tlp, exact_basis, terms=terms)
+            stable = certify_stable_basis(tlp, exact_basis, terms=terms[0])
             seconds["stability"] += time.perf_counter() - t0
             attempts.append({"xi": where, "stable": True, "pivots": pivots})
             seconds["total"] = time.perf_counter() - start
@@ -724,17 +725,19 @@ class _Unstable(str):
     violations: int | None = None
 
 
-def _verdict(tlp: TremblingLP, solution: LPSolution, terms: int | None) -> StableBasis | _Unstable:
-    """:func:`certify_stable_basis`, its refusal as a string. Where ``terms`` Taylor coefficients
-    grow past what floats can hold inside the exact solver (OverflowError; seen on Leduc EFPE with
-    2·depth + 4 terms), the test is repeated with its default count (it adds terms itself when
-    entries stay undecided); an overflow then counts as undecided, not as a crash."""
+def _verdict(tlp: TremblingLP, solution: LPSolution, terms: list) -> StableBasis | _Unstable:
+    """:func:`certify_stable_basis`, its refusal as a string. Where ``terms[0]`` Taylor
+    coefficients grow past what floats can hold inside the exact solver (OverflowError; seen on
+    Leduc EFPE with 2·depth + 4 terms), the test is repeated with its default count (it adds terms
+    itself when entries stay undecided), and ``terms[0]`` becomes that default for the bases that
+    follow; an overflow then counts as undecided, not as a crash."""
     try:
         try:
-            return certify_stable_basis(tlp, solution, terms=terms)
+            return certify_stable_basis(tlp, solution, terms=terms[0])
         except OverflowError:
-            if terms is None:
+            if terms[0] is None:
                 raise
+            terms[0] = None
             return certify_stable_basis(tlp, solution)
     except NotStableError as exc:
         out = _Unstable(str(exc))
