@@ -38,10 +38,24 @@ The limit (§13.4.4) is the coefficient of ε⁰: z_0 and π_0.
 **The limit loop** (§13.4, Fig. 13.1, L5663–5810), :func:`solve_limit`: solve P(ξ) with HiGHS's
 simplex, test its optimal basis; if it is not stable, shrink ξ (warm start from the last basis) and
 retry. ξ starts at 2⁻³ and halves down to 2⁻²⁰ ≈ 10⁻⁶, then shrinks by 2¹⁰ per step down to 2⁻⁶⁰;
-from 2⁻²⁰ on HiGHS runs with its tightest feasibility tolerances. The thesis continued with GLOP in
-MPFR arithmetic there; lpgame has no arbitrary-precision simplex, so a basis that never certifies
-gives a labelled partial answer (:class:`LimitSolution` with ``stable=False``: the numeric solution
-of P(ξ) at the smallest ξ reached). Every ξ is a power of two, exact in floating point.
+from 2⁻²⁰ on HiGHS runs with its tightest feasibility tolerances. Every ξ is a power of two, exact
+in floating point. Where no HiGHS basis is stable (floating point cannot see the ε³–ε⁴ terms of
+Leduc's QPE program at small ξ), the loop goes on exactly, in two stages:
+
+1. **the exact simplex at a fixed rational ξ** (:mod:`lpgame.lp.exact_limit`), the exact
+   counterpart of the thesis's GLOP-MPFR stage (L5813: 10⁻³ down to 10⁻³⁰): for ξ = 2⁻¹⁰, 2⁻²⁰,
+   2⁻³⁰, 2⁻⁴⁰, 2⁻⁶⁰, 2⁻⁸⁰, 2⁻¹⁰⁰, exact primal simplex pivots on P(ξ) (rational data) from the
+   start with the fewest exact infeasibilities among HiGHS's basis at ξ, the exact optimum at the
+   previous ξ and, first, the HiGHS basis nearest to stable; each exact optimal basis goes to
+   :func:`certify_stable_basis`. By Thm. 13.4 (L5577) every optimal basis of P(ξ) is stable for
+   ξ small enough, so the stage ends; on Leduc at ξ = 2⁻²⁰ (the thesis: 10⁻⁶);
+2. **the criss-cross method over ℚ(ε)** (:mod:`lpgame.lp.lexicographic`), the thesis's "rational
+   simplex as a last resort", for QPE and one-sided QPE (ε in b and c only).
+
+A basis that is never certified (time limit, or neither stage succeeds) gives a labelled partial
+answer (:class:`LimitSolution` with ``stable=False``: the solution of P(ξ) at the smallest ξ
+reached, the exact stage's optimum there when it ran). Without a time limit the exact stage has
+:data:`EXACT_SECONDS` and the criss-cross method :data:`FALLBACK_SECONDS`.
 
 All exact arithmetic is done with :class:`fractions.Fraction` and the exact basis solver of
 :mod:`lpgame.lp.exact` (sparse float LU, exact iterative refinement, rational reconstruction).
