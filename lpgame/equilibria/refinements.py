@@ -292,9 +292,11 @@ def _partial_result(sf, rl, limit, refinement, trembling_player, start) -> Refin
         plans.append(values)
     pairs = [sf.behaviour_from_plan(i, plans[i]) for i in range(2)]
     evaluation = evaluate_plans(sf, [sf.plan_from_behaviour(i, pairs[i][0]) for i in range(2)])
-    message = (f"partial answer: {limit.reason}; no basis was certified stable; this is the "
-               f"floating-point equilibrium of the perturbed game P(ξ) at the smallest ξ reached, "
-               f"ξ = {limit.xi} ≈ {xi:.3g}, not the limit")
+    what = ("the equilibrium of the perturbed game P(ξ) computed exactly by the exact simplex "
+            "at ξ (shown in floating point)" if sol.backend == "exact" else
+            "the floating-point equilibrium of the perturbed game P(ξ)")
+    message = (f"partial answer: {limit.reason}; no basis was certified stable; this is {what} "
+               f"at the smallest ξ reached, ξ = {limit.xi} ≈ {xi:.3g}, not the limit")
     info = {"name": refinement, "status": "partial", "message": message,
             "trembling_player": None if trembling_player is None else trembling_player + 1,
             "epsilon": {"smallest_reached": str(limit.xi)}, "attempts": limit.attempts,
