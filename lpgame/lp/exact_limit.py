@@ -50,7 +50,7 @@ import numpy as np
 from lpgame.errors import ExactCheckError, LpgameError
 from lpgame.lp.exact import _solve_exactly, _SparseRational
 from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO, LPSolution
-from lpgame.rational import RationalMatrix, common_denominator
+from lpgame.rational import RationalMatrix, common_denominator, scaled_products
 
 NONNEG, FREE, FIXED = 0, 1, 2
 
@@ -85,6 +85,7 @@ class ExactInstance:
     den: int = 1
     indptr: np.ndarray = field(repr=False, default=None)    # A by columns
     order: np.ndarray = field(repr=False, default=None)
+    cost_scaled: tuple = field(repr=False, default=None)     # cost as (integers, denominator)
 
     def column_entries(self, j: int) -> tuple[np.ndarray, np.ndarray, list[Fraction]]:
         """(rows, integer entries over ``den``, Fractions) of variable j's column of [A D]."""
@@ -130,8 +131,10 @@ def exact_instance(tlp, xi: Fraction) -> ExactInstance:
     nums, den = A.scaled()
     order = np.argsort(A.cols, kind="stable")
     indptr = np.concatenate([[0], np.cumsum(np.bincount(A.cols, minlength=n))])
-    return ExactInstance(xi, m, n, [sign * v for v in c] + [Fraction(0)] * m, A,
-                         [-1 if s == ">=" else 1 for s in senses], kinds, b, nums, den, indptr, order)
+    cost = [sign * v for v in c] + [Fraction(0)] * m
+    c_nums, c_den = common_denominator(cost)
+    return ExactInstance(xi, m, n, cost, A, [-1 if s == ">=" else 1 for s in senses], kinds, b,
+                         nums, den, indptr, order, (c_nums.tolist(), c_den))
 
 
 def _solve(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
@@ -180,16 +183,24 @@ def basis_to_statuses(inst: ExactInstance, basis: list[int]) -> tuple[np.ndarray
 
 
 def _reduced_costs(inst: ExactInstance, pi: list[Fraction], costs: list[Fraction] | None,
-                   in_basis: set) -> dict[int, Fraction]:
+                   in_basis: set) -> dict[int, int]:
     """d_j = c̄_j − a_jᵀπ of the nonbasic variables that are not fixed (``costs`` None: phase 1,
-    whose nonbasic costs are 0)."""
-    at = inst.A.rmatvec(pi) if any(pi) else [Fraction(0)] * inst.n
+    whose nonbasic costs are 0), as integer numerators over one positive common denominator (only
+    their signs and sizes are compared). Aᵀπ in integers over common denominators."""
+    pi_nums, pi_den = common_denominator(pi)
+    at = scaled_products(inst.A.cols, inst.A.rows, inst.nums, pi_nums, inst.n).tolist()
+    if costs is None:
+        c_nums, c_den = [0] * (inst.n + inst.m), 1
+    else:
+        c_nums, c_den = inst.cost_scaled
+    scale = inst.den * pi_den                      # d_j = (c_j·scale − at_j·c_den) / (c_den·scale)
+    pis = pi_nums.tolist()
     out = {}
     for j in range(inst.n + inst.m):
         if j in in_basis or inst.kinds[j] == FIXED:
             continue
-        a = at[j] if j < inst.n else inst.slack[j - inst.n] * pi[j - inst.n]
-        d = (costs[j] if costs is not None else 0) - a
+        a = at[j] if j < inst.n else inst.slack[j - inst.n] * pis[j - inst.n] * inst.den
+        d = c_nums[j] * scale - a * c_den
         if d:
             out[j] = d
     return out
