@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 
 import lpgame
 from lpgame.compile import compile_game
@@ -101,6 +101,7 @@ def test_forced_exact_stage_gives_the_refinement_of_the_highs_path(game):
                                   exact_fallback="simplex",
                                   exact_schedule=[Fraction(1, 2 ** 60), Fraction(1, 2 ** 100)])
         info = forced.extra["refinement"]
+        event(f"{refinement}: {info['status']} by {info['epsilon'].get('basis_by')}")
         if info["status"] != "certified":
             assert "partial" in info["message"]
             continue
