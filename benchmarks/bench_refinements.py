@@ -2,20 +2,24 @@
 
 Run from the repository root::
 
-    python -m benchmarks.bench_refinements [--max-seconds S] [--only TEXT] [--no-openspiel]
+    python -m benchmarks.bench_refinements [--max-seconds S] [--only TEXT] [--refinements qpe,efpe]
+                                           [--no-openspiel]
 
 Each row is one :func:`lpgame.equilibria.refinements.solve_refinement` in its own child process
 (:mod:`benchmarks.isolated`): build the trembling LP (Farina 2023, Props. 13.1–13.2), the limit loop
-of §13.4 (HiGHS's dual simplex on P(ξ), ξ = 2⁻³ … 2⁻²⁰, the exact stable-basis test of each distinct
-basis, then the exact criss-cross method over ℚ(ε) for QPE), and the independent certificate
-(exact NashConv and the refinement's own property on the tree). Columns: Farina's name, the
-refinement, the status ("certified", or "partial" with the smallest ξ reached), the ξ at which the
-stable basis was found (and how: HiGHS or the criss-cross method), the ε* for which optimality on
-(0, ε*] is proved (QPE) or "Taylor" (EFPE: some (0, ε̄]), HiGHS seconds, exact-test seconds, total
-seconds (in the child, after its imports: game, LP, limit loop, certificate), whether the checks
-passed, and the thesis's C++ time and final ε for the same cell (Table 13.1,
-notes/farina-thesis.md §3.3: single thread, 2.4 GHz, Gurobi then GLOP-MPFR; QPE "Ch 13" and
-EFPE "Ch 13" columns).
+of §13.4 (HiGHS's dual simplex on P(ξ), ξ = 2⁻³ … 2⁻²⁰, 2⁻³⁰ … 2⁻⁶⁰, the exact stable-basis test of
+each distinct basis; then the exact stage, an exact simplex at fixed rational ξ = 2⁻¹⁰ … 2⁻¹⁰⁰
+warm-started from HiGHS's or the previous exact basis, :mod:`lpgame.lp.exact_limit`; the exact
+criss-cross method over ℚ(ε) last), and the independent certificate (exact NashConv and the
+refinement's own property on the tree). Columns: Farina's name, the refinement, the status
+("certified", or "partial" with the smallest ξ reached), the ξ at which the stable basis was found
+(and how: HiGHS, the exact simplex at ξ, or the criss-cross method), the ε* for which optimality on
+(0, ε*] is proved (QPE) or "Taylor" (EFPE: some (0, ε̄]), HiGHS seconds, exact-simplex seconds,
+stability-test seconds, total seconds (in the child, after its imports: game, LP, limit loop,
+certificate), whether the checks passed, whether the value equals the plain exact Nash LP's (an
+independent path, computed after the timing), and the thesis's C++ time and final ε for the same
+cell (Table 13.1, notes/farina-thesis.md §3.3: single thread, 2.4 GHz, Gurobi then GLOP-MPFR; QPE
+"Ch 13" and EFPE "Ch 13" columns).
 
 OpenSpiel (``open_spiel.python.algorithms.sequence_form_lp.solve_perturbed_zero_sum_game``, the
 perturbed LP of Miltersen & Sørensen at a fixed ε = 1e-8 solved by CVXPY/ECOS, OpenSpiel PR #1489)
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 if __package__ in (None, ""):        # run as a script: make the repository importable
@@ -58,16 +63,22 @@ def run_case(game: str, params: dict, refinement: str, time_limit: float) -> dic
     import lpgame
     from lpgame.equilibria.refinements import solve_refinement
     start = time.perf_counter()
-    result = solve_refinement(lpgame.games.make(game, **params), refinement, time_limit=time_limit)
+    instance = lpgame.games.make(game, **params)
+    result = solve_refinement(instance, refinement, time_limit=time_limit)
+    seconds = time.perf_counter() - start
     info = result.extra["refinement"]
     eps = info.get("epsilon", {})
+    same_value = None
+    if info["status"] == "certified":
+        same_value = result.value == lpgame.solve(instance, concept="nash", exact=True).value
     return {"status": info["status"], "found_at": eps.get("found_at", eps.get("smallest_reached")),
             "basis_by": eps.get("basis_by", "-"), "certified_on": eps.get("certified_on"),
             "highs": info["seconds"].get("solve", 0.0),
             "stability": info["seconds"].get("stability", 0.0),
+            "exact_simplex": info["seconds"].get("exact_simplex", 0.0), "same_value": same_value,
             "checks": all(c["passed"] for c in info.get("checks", [])) if info.get("checks") else None,
             "nash_conv": str(result.certificate.nash_conv), "size": result.size,
-            "seconds": time.perf_counter() - start}
+            "seconds": seconds}
 
 
 def run_openspiel(game: str, time_limit: float) -> dict:
@@ -110,14 +121,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-seconds", type=float, default=240.0)
     parser.add_argument("--only", default="")
+    parser.add_argument("--refinements", default="qpe,efpe")
     parser.add_argument("--no-openspiel", action="store_true")
     args = parser.parse_args(argv)
-    print(f"{'game':<6} {'ref':<5} {'status':<10} {'stable at ξ (by)':<28} {'ε*':<10} "
-          f"{'HiGHS s':>8} {'exact s':>8} {'total s':>8} {'checks':<7} {'thesis (final ε)':<22}")
+    chosen = args.refinements.split(",")
+    print(f"{'game':<6} {'ref':<5} {'status':<10} {'stable at ξ (by)':<42} {'ε*':<10} "
+          f"{'HiGHS s':>8} {'simplex s':>9} {'stab. s':>8} {'total s':>8} {'checks':<7} "
+          f"{'=Nash':<6} {'thesis (final ε)':<22}")
     for name, game, params, _, qpe_thesis, efpe_thesis in INSTANCES:
         if args.only and args.only not in name:
             continue
         for refinement, thesis in (("qpe", qpe_thesis), ("efpe", efpe_thesis)):
+            if refinement not in chosen:
+                continue
             child = run_isolated("benchmarks.bench_refinements:run_case",
                                  {"game": game, "params": params, "refinement": refinement,
                                   "time_limit": args.max_seconds},
@@ -128,10 +144,13 @@ def main(argv: list[str] | None = None) -> None:
             d = child.data
             where = f"{d['found_at']} ({d['basis_by']})" if d["status"] == "certified" \
                 else f"smallest {d['found_at']}"
-            print(f"{name:<6} {refinement:<5} {d['status']:<10} {where:<28} "
-                  f"{str(d['certified_on'] or 'Taylor' if d['status'] == 'certified' else '-'):<10} "
-                  f"{d['highs']:>8.2f} {d['stability']:>8.2f} {d['seconds']:>8.2f} "
-                  f"{str(d['checks']):<7} {thesis[0]} ({thesis[1]})")
+            eps = d["certified_on"] or "Taylor" if d["status"] == "certified" else "-"
+            if len(eps) > 10:
+                eps = f"{float(Fraction(eps)):.2e}"
+            print(f"{name:<6} {refinement:<5} {d['status']:<10} {where:<42} {eps:<10} "
+                  f"{d['highs']:>8.2f} {d['exact_simplex']:>9.2f} {d['stability']:>8.2f} "
+                  f"{d['seconds']:>8.2f} {str(d['checks']):<7} {str(d['same_value']):<6} "
+                  f"{thesis[0]} ({thesis[1]})")
     if args.no_openspiel:
         return
     print("\nOpenSpiel perturbed LP (eps = 1e-8, CVXPY/ECOS) vs lpgame's exact QPE, off-path play:")

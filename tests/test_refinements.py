@@ -342,8 +342,10 @@ def test_basis_that_never_stabilises_gives_a_labelled_partial_answer():
 @pytest.mark.parametrize("refinement", ["qpe", "os-qpe"])
 def test_exact_criss_cross_repairs_an_unstable_basis(refinement):
     """From HiGHS's basis at ξ = 1/8 (not stable for Kuhn) the exact criss-cross method over ℚ(ε)
-    reaches a stable basis; its limit is the one the ξ loop finds, certified the same way."""
-    repaired = solve_refinement("kuhn_poker", refinement, schedule=[Fraction(1, 8)])
+    reaches a stable basis; its limit is the one the ξ loop finds, certified the same way. (The
+    exact simplex at fixed ξ runs first by default; ``exact_fallback="criss-cross"`` skips it.)"""
+    repaired = solve_refinement("kuhn_poker", refinement, schedule=[Fraction(1, 8)],
+                                exact_fallback="criss-cross")
     info = repaired.extra["refinement"]
     assert info["status"] == "certified" and info["epsilon"]["basis_by"] == "criss-cross"
     assert info["attempts"][-1]["pivots"] >= 1

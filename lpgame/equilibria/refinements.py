@@ -31,8 +31,13 @@ machine's play is checked lexicographically against the trembling player's pertu
 every information set the machine's own strategy reaches, and the trembling player's against the
 machine's limit strategy.
 
-When no basis is certified stable before the time limit or the smallest ξ, the answer is partial
-and labelled so: the floating-point solution of P(ξ) at the smallest ξ reached.
+The fallback chain, when no HiGHS basis is stable (:func:`lpgame.lp.trembling.solve_limit`): HiGHS
+on P(ξ) for ξ = 2⁻³ … 2⁻⁶⁰; then the exact simplex at fixed rational ξ = 2⁻¹⁰ … 2⁻¹⁰⁰
+(:mod:`lpgame.lp.exact_limit`, the exact counterpart of the thesis's GLOP-MPFR stage, L5813), each
+exact optimal basis tested for stability; then, as a last resort for QPE and one-sided QPE, the
+exact criss-cross method over ℚ(ε) (:mod:`lpgame.lp.lexicographic`). When no basis is certified
+stable before the time limit or the smallest ξ, the answer is partial and labelled so: the solution
+of P(ξ) at the smallest ξ reached (the exact stage's optimum there, as floats, when it ran).
 """
 
 from __future__ import annotations
@@ -62,7 +67,8 @@ UNREACHED_NOTE = ("play at these information sets is refined (the limit of the t
 UNREACHED_LABEL = {"qpe": "unreached: refined play", "efpe": "unreached: refined play",
                    "os-qpe": "unreached: refined for the trembling player only"}
 
-SOLVER = {"name": "HiGHS dual simplex on P(ξ), stable-basis test in rationals", "backend": "highs",
+SOLVER = {"name": "HiGHS dual simplex on P(ξ), then exact simplex at fixed rational ξ where "
+                  "floats fall short; stable-basis test in rationals", "backend": "highs",
           "exact_certification": True}
 
 DEVIATIONS = {
@@ -174,12 +180,14 @@ def refined_behaviour(sf: SequenceForm, player: int, series: list[list[Fraction]
 
 def solve_refinement(game, refinement: str = "qpe", trembling_player: int | None = None,
                      time_limit: float | None = None, schedule: list[Fraction] | None = None,
-                     exact_fallback: bool = True, **solver_options) -> RefinedResult:
+                     exact_fallback: bool | str = True, exact_schedule: list[Fraction] | None = None,
+                     **solver_options) -> RefinedResult:
     """The exact ``refinement`` (``qpe``, ``efpe`` or ``os-qpe``) of a two-player zero-sum game
     (module docstring). ``trembling_player`` (0 or 1; os-qpe only, default 1) names the player who
-    trembles. ``schedule`` overrides the ξ sequence of :func:`lpgame.lp.trembling.solve_limit`;
-    ``exact_fallback=False`` skips its exact criss-cross method over ℚ(ε) (QPE, one-sided QPE) when
-    no HiGHS basis is stable.
+    trembles. ``schedule`` overrides the ξ sequence of :func:`lpgame.lp.trembling.solve_limit`
+    and ``exact_schedule`` that of its exact stage; ``exact_fallback`` chooses what runs when no
+    HiGHS basis is stable: True (the exact simplex at fixed ξ, then the criss-cross method over
+    ℚ(ε) for QPE and one-sided QPE), ``"simplex"``, ``"criss-cross"`` or False (neither).
 
     Raises :class:`~lpgame.errors.ConceptMismatchError` for a game that is not two-player
     zero-sum and :class:`~lpgame.errors.OptionError` for an unknown refinement; returns a partial,
@@ -195,7 +203,8 @@ def solve_refinement(game, refinement: str = "qpe", trembling_player: int | None
     solver_options = {k: v for k, v in solver_options.items()
                       if k in ("threads", "highs_options") and v is not None}
     limit = solve_limit(rl.tlp, schedule=schedule, time_limit=time_limit, terms=terms,
-                        exact_fallback=exact_fallback, **solver_options)
+                        exact_fallback=exact_fallback, exact_schedule=exact_schedule,
+                        **solver_options)
     if not limit.stable:
         return _partial_result(sf, rl, limit, refinement, trembling_player, start)
     series = [_series(rl, limit, i) for i in range(2)]
@@ -283,9 +292,11 @@ def _partial_result(sf, rl, limit, refinement, trembling_player, start) -> Refin
         plans.append(values)
     pairs = [sf.behaviour_from_plan(i, plans[i]) for i in range(2)]
     evaluation = evaluate_plans(sf, [sf.plan_from_behaviour(i, pairs[i][0]) for i in range(2)])
-    message = (f"partial answer: {limit.reason}; no basis was certified stable; this is the "
-               f"floating-point equilibrium of the perturbed game P(ξ) at the smallest ξ reached, "
-               f"ξ = {limit.xi} ≈ {xi:.3g}, not the limit")
+    what = ("the equilibrium of the perturbed game P(ξ) computed exactly by the exact simplex "
+            "at ξ (shown in floating point)" if sol.backend == "exact" else
+            "the floating-point equilibrium of the perturbed game P(ξ)")
+    message = (f"partial answer: {limit.reason}; no basis was certified stable; this is {what} "
+               f"at the smallest ξ reached, ξ = {limit.xi} ≈ {xi:.3g}, not the limit")
     info = {"name": refinement, "status": "partial", "message": message,
             "trembling_player": None if trembling_player is None else trembling_player + 1,
             "epsilon": {"smallest_reached": str(limit.xi)}, "attempts": limit.attempts,

@@ -1,10 +1,11 @@
 """An exact criss-cross simplex over ℚ(ε) for trembling LPs whose ε is in b and c only.
 
 When floating point cannot resolve P(ξ) at a small ξ (the ε^4 terms of a QPE program fall below
-HiGHS's tolerances), the limit loop of :mod:`lpgame.lp.trembling` continues from HiGHS's last
-basis with this exact method (issue 22: "continue with an exact rational simplex from the basis";
-the thesis used GLOP in MPFR arithmetic there, Farina 2023 L5813, and kept a rational simplex as a
-last resort).
+HiGHS's tolerances), the limit loop of :mod:`lpgame.lp.trembling` first runs an exact simplex at
+fixed rational ξ (:mod:`lpgame.lp.exact_limit`, the counterpart of the thesis's GLOP-MPFR stage,
+Farina 2023 L5813) and, as the last resort (the thesis kept a rational simplex as one), this exact
+method from the HiGHS basis nearest to stable. It is not monotone: from a basis with many wrong
+signs it can wander (Leduc L2232 QPE: no optimal basis after its cap of 2,000 pivots).
 
 The LP ``max c(ε)ᵀz s.t. A z (≤, =, ≥) b(ε)`` is put in the form A z + D s = b(ε) with one slack per
 row (D = +1 for ≤ and =, −1 for ≥; s ≥ 0, or s = 0 for an equality row); structural columns are

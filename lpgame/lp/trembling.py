@@ -40,10 +40,24 @@ factorisation of B(0)) and is re-exported here.
 **The limit loop** (§13.4, Fig. 13.1, L5663–5810), :func:`solve_limit`: solve P(ξ) with HiGHS's
 simplex, test its optimal basis; if it is not stable, shrink ξ (warm start from the last basis) and
 retry. ξ starts at 2⁻³ and halves down to 2⁻²⁰ ≈ 10⁻⁶, then shrinks by 2¹⁰ per step down to 2⁻⁶⁰;
-from 2⁻²⁰ on HiGHS runs with its tightest feasibility tolerances. The thesis continued with GLOP in
-MPFR arithmetic there; lpgame has no arbitrary-precision simplex, so a basis that never certifies
-gives a labelled partial answer (:class:`LimitSolution` with ``stable=False``: the numeric solution
-of P(ξ) at the smallest ξ reached). Every ξ is a power of two, exact in floating point.
+from 2⁻²⁰ on HiGHS runs with its tightest feasibility tolerances. Every ξ is a power of two, exact
+in floating point. Where no HiGHS basis is stable (floating point cannot see the ε³–ε⁴ terms of
+Leduc's QPE program at small ξ), the loop goes on exactly, in two stages:
+
+1. **the exact simplex at a fixed rational ξ** (:mod:`lpgame.lp.exact_limit`), the exact
+   counterpart of the thesis's GLOP-MPFR stage (L5813: 10⁻³ down to 10⁻³⁰): for ξ = 2⁻¹⁰, 2⁻²⁰,
+   2⁻³⁰, 2⁻⁴⁰, 2⁻⁶⁰, 2⁻⁸⁰, 2⁻¹⁰⁰, exact primal simplex pivots on P(ξ) (rational data) from the
+   start with the fewest exact infeasibilities among HiGHS's basis at ξ, the exact optimum at the
+   previous ξ and, first, the HiGHS basis nearest to stable; each exact optimal basis goes to
+   :func:`certify_stable_basis`. By Thm. 13.4 (L5577) every optimal basis of P(ξ) is stable for
+   ξ small enough, so the stage ends; on Leduc at ξ = 2⁻²⁰ (the thesis: 10⁻⁶);
+2. **the criss-cross method over ℚ(ε)** (:mod:`lpgame.lp.lexicographic`), the thesis's "rational
+   simplex as a last resort", for QPE and one-sided QPE (ε in b and c only).
+
+A basis that is never certified (time limit, or neither stage succeeds) gives a labelled partial
+answer (:class:`LimitSolution` with ``stable=False``: the solution of P(ξ) at the smallest ξ
+reached, the exact stage's optimum there when it ran). Without a time limit the exact stage has
+:data:`EXACT_SECONDS` and the criss-cross method :data:`FALLBACK_SECONDS`.
 
 The stability test computes in python-flint's exact rationals (:mod:`lpgame.lp.basis_stability`);
 results are :class:`fractions.Fraction`.
@@ -73,6 +87,9 @@ TIGHT_FROM = Fraction(1, 2 ** 20)
 FALLBACK_SECONDS = 120.0
 """At most this long for the exact criss-cross fallback when no time limit is given (with one, the
 fallback may use what is left of it)."""
+
+EXACT_SECONDS = 300.0
+"""At most this long for the exact stage (exact simplex at fixed ξ) when no time limit is given."""
 
 TIGHT_TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
@@ -203,21 +220,34 @@ class LimitSolution:
 
     stable: bool
     xi: Fraction                        # the ξ of the last P(ξ) solved (the smallest reached)
-    solution: LPSolution                # HiGHS's solution of P(ξ)
+    solution: LPSolution                # the solution of P(ξ): HiGHS's, or the exact one at ξ
     lp: LinearProgram                   # P(ξ)
     basis: StableBasis | None = None
     attempts: list[dict] = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
     reason: str = ""
-    how: str = "HiGHS simplex at ξ"   # or "criss-cross": the exact method from HiGHS's last basis
+    how: str = "HiGHS simplex at ξ"   # or EXACT_HOW, or "criss-cross" (the last resort)
+
+
+EXACT_HOW = "exact simplex at ξ"
+"""``LimitSolution.how`` when the stable basis came from the exact simplex at a fixed ξ."""
+
+FALLBACKS = (True, False, "simplex", "criss-cross")
+"""``exact_fallback`` of :func:`solve_limit`: True (the exact simplex at fixed ξ, then the
+criss-cross method), "simplex" (the first only), "criss-cross" (the second only), False (none)."""
 
 
 def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
                 time_limit: float | None = None, terms: int | None = None,
-                tight_always: bool = False, exact_fallback: bool = True,
+                tight_always: bool = False, exact_fallback: bool | str = True,
+                exact_schedule: list[Fraction] | None = None,
                 **solver_options) -> LimitSolution:
     """The limit loop of §13.4 (module docstring). ``terms``: Taylor coefficients computed first
-    when ε enters A (:func:`certify_stable_basis`)."""
+    when ε enters A (:func:`certify_stable_basis`). ``exact_fallback``: see :data:`FALLBACKS`;
+    ``exact_schedule``: the ξ of the exact stage (default
+    :data:`lpgame.lp.exact_limit.EXACT_SCHEDULE`)."""
+    if exact_fallback not in FALLBACKS:
+        raise LpgameError(f"exact_fallback must be one of {FALLBACKS}, not {exact_fallback!r}")
     start = time.perf_counter()
     schedule = schedule or default_schedule()
     attempts: list[dict] = []
@@ -227,6 +257,8 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
     reason = ""
     verdicts: dict[bytes, StableBasis | str] = {}     # one exact test per distinct basis
     closest = None        # (violations, basis) of the basis nearest to stable, for the fallback
+    solved: dict[Fraction, LPSolution] = {}           # HiGHS's solutions, for the exact stage
+    terms = [terms]                                   # Taylor terms; None after an overflow
     for xi in schedule:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
@@ -251,16 +283,16 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
             continue
         solve_seconds += solution.seconds
         last = (xi, solution, lp)
+        solved[xi] = solution
         basis = (solution.col_basis, solution.row_basis) if solution.has_basis else None
         key = _basis_key(solution)
         t0 = time.perf_counter()
         if key not in verdicts:
-            try:
-                verdicts[key] = certify_stable_basis(tlp, solution, terms=terms)
-            except NotStableError as exc:
-                verdicts[key] = str(exc)
-                if solution.has_basis and (closest is None or exc.violations < closest[0]):
-                    closest = (exc.violations, solution, xi)
+            verdicts[key] = _verdict(tlp, solution, terms)
+            violations = getattr(verdicts[key], "violations", None)
+            if violations is not None and solution.has_basis and \
+                    (closest is None or violations < closest[0]):
+                closest = (violations, solution, xi)
         check_seconds += time.perf_counter() - t0
         verdict = verdicts[key]
         if isinstance(verdict, str):
@@ -274,9 +306,29 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
         why = reason or "every solve failed"
         raise SolverTimeLimitError(f"trembling LP {tlp.base.name!r}: no P(ξ) was solved ({why})")
     xi, solution, lp = last
-    if not reason and exact_fallback and closest is not None and tlp.degree["A"] == 0:
-        # floating point could not resolve the small ξ: the exact criss-cross method over ℚ(ε)
-        # from the basis with the fewest wrong signs (lpgame.lp.lexicographic)
+    seconds = {"solve": solve_seconds, "stability": check_seconds}
+    if not reason and exact_fallback in (True, "simplex") and solved:
+        # floating point could not resolve the small ξ: exact simplex pivots at fixed rational ξ
+        # (lpgame.lp.exact_limit), the exact counterpart of the thesis's GLOP-MPFR stage
+        deadline = start + time_limit if time_limit is not None else \
+            time.perf_counter() + EXACT_SECONDS
+        found, partial, reason = _exact_stage(tlp, exact_schedule, solved, closest, verdicts,
+                                              deadline, terms, attempts, seconds)
+        if found is not None:
+            exact_xi, exact_solution, exact_lp, stable = found
+            seconds["total"] = time.perf_counter() - start
+            return LimitSolution(True, exact_xi, exact_solution, exact_lp, stable, attempts,
+                                 seconds, how=EXACT_HOW)
+        if partial is not None:
+            xi, solution, lp = partial
+        if reason.startswith("time limit"):
+            reason = f"{reason} (time limit {time_limit} s)" if time_limit is not None else \
+                f"{reason} (the exact stage's {EXACT_SECONDS:g} s)"
+    timed_out = reason.startswith("time limit") and time_limit is not None
+    if not timed_out and exact_fallback in (True, "criss-cross") and closest is not None \
+            and tlp.degree["A"] == 0:
+        # the last resort: the exact criss-cross method over ℚ(ε) (lpgame.lp.lexicographic) from
+        # the HiGHS basis with the fewest wrong signs
         from lpgame.lp.lexicographic import CrissCrossError, lexicographic_criss_cross
         _, start_solution, start_xi = closest
         left = FALLBACK_SECONDS if time_limit is None else \
@@ -290,20 +342,133 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
                                      "optimal over Q(eps) (criss-cross)", start_solution.objective,
                                      start_solution.col_values, start_solution.row_duals, cols, rows,
                                      start_solution.seconds, dict(start_solution.info))
-            stable = certify_stable_basis(tlp, exact_basis, terms=terms)
-            check_seconds += time.perf_counter() - t0
+            stable = certify_stable_basis(tlp, exact_basis, terms=terms[0])
+            seconds["stability"] += time.perf_counter() - t0
             attempts.append({"xi": where, "stable": True, "pivots": pivots})
-            return LimitSolution(True, start_xi, exact_basis, lp, stable, attempts,
-                                 {"solve": solve_seconds, "stability": check_seconds,
-                                  "total": time.perf_counter() - start}, how="criss-cross")
+            seconds["total"] = time.perf_counter() - start
+            return LimitSolution(True, start_xi, exact_basis, tlp.at(start_xi), stable, attempts,
+                                 seconds, how="criss-cross")
         except (CrissCrossError, NotStableError) as exc:
-            check_seconds += time.perf_counter() - t0
+            seconds["stability"] += time.perf_counter() - t0
             attempts.append({"xi": where, "stable": False, "why": str(exc)})
-            reason = f"the exact criss-cross method failed too ({exc})"
-    return LimitSolution(False, xi, solution, lp, None, attempts,
-                         {"solve": solve_seconds, "stability": check_seconds,
-                          "total": time.perf_counter() - start},
+            reason = (f"{reason}; " if reason else "") + \
+                f"the exact criss-cross method failed too ({exc})"
+    seconds["total"] = time.perf_counter() - start
+    return LimitSolution(False, xi, solution, lp, None, attempts, seconds,
                          reason or f"no basis was certified stable down to ξ = {schedule[-1]}")
+
+
+def _exact_stage(tlp, exact_schedule, solved, closest, verdicts, deadline, terms, attempts,
+                 seconds):
+    """The exact stage of :func:`solve_limit` (module docstring; :mod:`lpgame.lp.exact_limit`):
+    for each ξ, exact simplex pivots from the start with the fewest exact infeasibilities (HiGHS's
+    basis at ξ, the exact optimum at the previous ξ, the HiGHS basis nearest to stable), then the
+    stability test. Returns (found, partial, reason): found = (ξ, solution, P(ξ), StableBasis) or
+    None; partial = (ξ, solution, P(ξ)) of the exact optimum at the smallest ξ reached."""
+    from lpgame.lp.exact_limit import (
+        EXACT_SCHEDULE,
+        ExactSimplexError,
+        exact_instance,
+        exact_simplex_at,
+        exact_solution,
+        infeasibilities,
+        statuses_to_basis,
+    )
+    previous = None
+    partial = None
+    reason = ""
+    for xi in exact_schedule or EXACT_SCHEDULE:
+        if time.perf_counter() > deadline:
+            return None, partial, f"time limit reached in the exact stage before ξ = {xi}"
+        t0 = time.perf_counter()
+        inst = exact_instance(tlp, xi)
+        lp = tlp.at(xi)
+        starts = [("the exact optimum at the previous ξ", previous)] if previous else []
+        highs = solved.get(xi)
+        if highs is None:
+            try:
+                highs = solve_lp(lp, solver="simplex", highs_options=dict(TIGHT_TOLERANCES),
+                                 time_limit=max(deadline - time.perf_counter(), 1.0))
+                seconds["solve"] += highs.seconds
+            except SolverError:
+                highs = None
+        if highs is not None and highs.has_basis:
+            starts.append((f"HiGHS's basis at ξ = {xi}", (highs.col_basis, highs.row_basis)))
+        if closest is not None and not previous:
+            starts.append((f"HiGHS's basis nearest to stable (found at ξ = {closest[2]})",
+                           (closest[1].col_basis, closest[1].row_basis)))
+        best = None
+        for name, statuses in starts:
+            try:
+                candidate = statuses if isinstance(statuses, list) else \
+                    statuses_to_basis(inst, *statuses)
+                count = sum(infeasibilities(inst, candidate))
+            except (ExactSimplexError, ExactCheckError):
+                continue
+            if best is None or count < best[0]:
+                best = (count, name, candidate)
+            if count == 0:
+                break
+        if best is None:
+            attempts.append({"xi": str(xi), "stable": False, "how": EXACT_HOW,
+                             "why": "no starting basis is a basis in exact arithmetic"})
+            continue
+        try:
+            found, x, pi, pivots = exact_simplex_at(inst, best[2], deadline=deadline)
+        except ExactSimplexError as exc:
+            seconds["exact_simplex"] = seconds.get("exact_simplex", 0.0) + time.perf_counter() - t0
+            attempts.append({"xi": str(xi), "stable": False, "how": EXACT_HOW, "why": str(exc)})
+            reason = f"the exact simplex at ξ = {xi} stopped: {exc}"
+            if "time limit" in str(exc):
+                return None, partial, f"time limit reached in the exact simplex at ξ = {xi}"
+            continue
+        solution = exact_solution(inst, lp, found, x, pi, pivots, time.perf_counter() - t0)
+        seconds["exact_simplex"] = seconds.get("exact_simplex", 0.0) + time.perf_counter() - t0
+        previous = found
+        partial = (xi, solution, lp)
+        key = _basis_key(solution)
+        t1 = time.perf_counter()
+        if key not in verdicts:
+            verdicts[key] = _verdict(tlp, solution, terms)
+        seconds["stability"] += time.perf_counter() - t1
+        verdict = verdicts[key]
+        record = {"xi": str(xi), "how": EXACT_HOW, "start": best[1], "pivots": pivots}
+        if isinstance(verdict, str):
+            attempts.append({**record, "stable": False, "why": verdict})
+            reason = f"no exact optimal basis was certified stable down to ξ = {xi}"
+            continue
+        attempts.append({**record, "stable": True})
+        return (xi, solution, lp, verdict), partial, ""
+    return None, partial, reason
+
+
+class _Unstable(str):
+    """A verdict: why a basis is not (or could not be shown) stable, with the count of wrong signs
+    (None when the test could not decide)."""
+
+    violations: int | None = None
+
+
+def _verdict(tlp: TremblingLP, solution: LPSolution, terms: list) -> StableBasis | _Unstable:
+    """:func:`certify_stable_basis`, its refusal as a string. Where ``terms[0]`` Taylor
+    coefficients grow past what floats can hold inside the exact solver (OverflowError; seen on
+    Leduc EFPE with 2·depth + 4 terms), the test is repeated with its default count (it adds terms
+    itself when entries stay undecided), and ``terms[0]`` becomes that default for the bases that
+    follow; an overflow then counts as undecided, not as a crash."""
+    try:
+        try:
+            return certify_stable_basis(tlp, solution, terms=terms[0])
+        except OverflowError:
+            if terms[0] is None:
+                raise
+            terms[0] = None
+            return certify_stable_basis(tlp, solution)
+    except NotStableError as exc:
+        out = _Unstable(str(exc))
+        out.violations = exc.violations
+        return out
+    except (OverflowError, ExactCheckError) as exc:
+        return _Unstable(f"the stability test could not decide ({type(exc).__name__}: {exc})")
 
 
 def _basis_key(solution: LPSolution) -> bytes:
