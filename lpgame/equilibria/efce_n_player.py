@@ -85,7 +85,7 @@ from lpgame.sequence_form import SequenceForm
 DEFAULT_COLUMN_TOLERANCE = 1e-7
 """Reduced costs at or below this fraction of the payoff range count as non-improving."""
 DEFAULT_MAX_COLUMNS = 20_000
-COLUMNS_PER_ROUND = 8
+COLUMNS_PER_ROUND = 16
 STATUSES = ("optimal", "time_limit", "column_limit")
 BOUND_RESERVE = 0.15
 SMOOTHING = (0.5, 0.0)
@@ -264,6 +264,7 @@ class Model:
                          shape=(self.num_rows, self.num_v + 1))
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
+        h.setOptionValue("simplex_strategy", 4)      # primal: a new column keeps the basis feasible
         lp = highspy.HighsLp()
         inf = highspy.kHighsInf
         lp.num_col_ = a.shape[1]
