@@ -17,10 +17,13 @@ status (optimal = the MILP oracle certified the optimum: Lagrangian upper bound 
 objective Σ w·u of the returned μ, the best Lagrangian upper bound, their difference relative to
 the payoff range R, the returned μ's EFCE gap relative to R (measured by
 :mod:`lpgame.analysis.n_player_correlated_gaps`, not by the LP), the number of joint-plan columns,
-then the thesis's Gurobi LP and "Ours" seconds at 1 % (Table 10.1; its LP is the correlation-plan
-LP of Zhang, Farina, Celli & Sandholm 2022, which the notes do not write out, so it is not run
-here). The thesis's tolerance is 1 % of R for optimality and feasibility; lpgame's "optimal" is
-exact to 10⁻⁷·R, a much stricter criterion, so the times are not like for like.
+the seconds at which the run first *certified* 1 % and 0.1 % (a phase-2 master, which is an EFCE,
+within 1 % / 0.1 % of R of a Lagrangian upper bound: the thesis's criterion, Tables 10.1/10.2,
+"—" = not within the limit), then the thesis's Gurobi LP and "Ours" seconds at 1 % (Table 10.1;
+its LP is the correlation-plan LP of Zhang, Farina, Celli & Sandholm 2022, which the notes do
+not write out, so it is not run here). The thesis's tolerance is 1 % of R for optimality and
+feasibility; lpgame's "optimal" is exact to 10⁻⁷·R, a much stricter criterion; the 1 % column is
+the comparable one, and the machines differ (the thesis: 4 threads of an EPYC 7282).
 """
 
 from __future__ import annotations
@@ -61,7 +64,17 @@ def solve_row(game: str, params: dict, objective: str, time_limit: float) -> dic
     r = solve_efce_column_generation(g, objective=objective, time_limit=time_limit, players=3)
     scale = r.extra["payoff_range"]
     ub = r.extra["upper_bound"]
+    to_target = {}
+    for target in (0.01, 0.001):     # the first certified (bound − EFCE objective) ≤ target·R
+        hits = [h["seconds"] for h in r.extra["history"]
+                if h.get("bound") is not None and h.get("master") is not None
+                and h["bound"] - h["master"] <= target * scale]
+        to_target[target] = min(hits) if hits else None
+    if r.extra["status"] == "optimal":
+        for target in to_target:
+            to_target[target] = to_target[target] or r.seconds["total"]
     return {"status": r.extra["status"], "phase": r.extra["phase"],
+            "to_1pct": to_target[0.01], "to_01pct": to_target[0.001],
             "seconds": r.seconds["total"], "milp_seconds": r.seconds["milp"],
             "objective": r.objective, "upper_bound": ub,
             "relative_bound_gap": None if ub is None else (ub - r.objective) / scale,
@@ -71,6 +84,10 @@ def solve_row(game: str, params: dict, objective: str, time_limit: float) -> dic
 
 def _sec(x) -> str:
     return "t/o" if x is None else f"{x:.2f}"
+
+
+def _opt(x) -> str:
+    return "—" if x is None else f"{x:.1f}"
 
 
 def _num(x, fmt: str = ".5g") -> str:
@@ -96,7 +113,8 @@ def main(argv=None) -> int:
 
     print(f"time limit {args.time_limit:g} s per case, {args.jobs} at a time")
     print(f"{'game':<6} {'obj':<7} {'status':<10} {'sec':>7} {'objective':>10} {'upper':>10} "
-          f"{'(ub-obj)/R':>10} {'gap/R':>9} {'cols':>5} | {'LP[th]':>7} {'Ours[th]':>8}")
+          f"{'(ub-obj)/R':>10} {'gap/R':>9} {'cols':>5} {'1%':>6} {'0.1%':>6} | {'LP[th]':>7} "
+          f"{'Ours[th]':>8}")
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for case, child in zip(cases, pool.map(run, cases)):
             label, _name, _params, thesis, obj = case
@@ -109,7 +127,8 @@ def main(argv=None) -> int:
             print(f"{label:<6} {obj:<7} {status:<10} {d['seconds']:>7.1f} "
                   f"{_num(d['objective']):>10} {_num(d['upper_bound']):>10} "
                   f"{_num(d['relative_bound_gap'], '.2e'):>10} {d['relative_gap']:>9.1e} "
-                  f"{d['columns']:>5} | {_sec(thesis[0]):>7} {_sec(thesis[1]):>8}", flush=True)
+                  f"{d['columns']:>5} {_opt(d.get('to_1pct')):>6} {_opt(d.get('to_01pct')):>6} | "
+                  f"{_sec(thesis[0]):>7} {_sec(thesis[1]):>8}", flush=True)
     print("* phase 1: no EFCE among the columns yet (the objective is of a distribution that is "
           "not an EFCE; its gap is measured)")
     return 0
