@@ -1,0 +1,865 @@
+"""Optimal EFCE of an n-player game: column generation over joint pure plans.
+
+**Why this formulation.** The thesis's three-player rows of Table 10.1 (D32, K35, GL33, L3132,
+L3133, L3223) use the correlation-plan representation of Zhang, Farina, Celli & Sandholm (EC 2022),
+which the thesis cites (L4667) but does not write out; the notes (farina-thesis.md §1.8 "n
+players") say so, and it cannot be reconstructed from the notes and seeds. So the thesis's LP
+baseline for those rows is *not* reproduced here. Instead lpgame states the optimal EFCE exactly by
+the definition: a distribution μ over joint reduced pure plans (Farina 2023, Def. 8.2, L3263;
+notes §1.6), whose support is grown by column generation.
+
+**Master LP** over the current columns (joint pure plans π^k = (π_1^k, …, π_n^k)), with the
+trigger constraints of Lemma 9.2 dualised as in Prop. 9.1 (L3865–3881; notes §1.8): for each
+player i and trigger σ̂ = (j, a) ∈ Σ_i*, v[i, σ̂, j'] (free, one per own information set j' ⪰ j) is
+the value of the best continuation from j' of a deviator triggered at σ̂, and with
+h_i^k[s] = Σ_{z: σ_i(z) = s} p_c(z) u_i(z) Π_{l≠i} π_l^k[σ_l(z)]:
+
+    max   Σ_k μ_k c^k − [phase 1] Σ e[i,σ̂]        c^k = Σ_z p_c(z) (w·u(z)) Π_l π_l^k[σ_l(z)]
+    s.t.  v[i,σ̂,j'] − Σ_{j'' ∈ C_{j'a'}} v[i,σ̂,j''] − Σ_k μ_k π_i^k[σ̂] h_i^k[j'a'] ≥ 0
+                                                       for every j' ⪰ j and a' ∈ A_{j'}
+          Σ_k μ_k Σ_{s ⪰ σ̂} π_i^k[s] h_i^k[s] − v[i,σ̂,j] + e[i,σ̂] ≥ 0
+          Σ_k μ_k = 1,   μ ≥ 0,   e ≥ 0 (phase 1), e = 0 (phase 2).
+
+Phase 1 maximises −Σ e (the total trigger violation; one slack per trigger converged about twice
+as fast as a single largest-violation slack on GL33) until the columns hold an EFCE; phase 2
+maximises the objective Σ_i w_i u_i with e = 0. With every joint pure plan as a column this is the
+exact optimal-EFCE LP (for fixed μ, the v-rows are the dual of the deviator's best continuation on
+𝒬_{i,⪰j}, so they hold iff no trigger deviation gains).
+
+**Pricing.** With the master's row duals y, the reduced cost of a joint pure plan π is
+
+    rc(π) = −y_conv + Σ_z Π_l π_l[σ_l(z)] p_c(z) [ w·u(z) − Σ_i u_i(z) Σ_{t ⪯ σ_i(z)} y_obey[i,t] ]
+            + Σ_i Σ_{(σ̂, s) rows} y_dev[i,σ̂,s] π_i[σ̂] Σ_{z: σ_i(z) = s} p_c(z) u_i(z) Π_{l≠i} π_l[σ_l(z)],
+
+a sum of monomials, each a product of one sequence per player. Two oracles:
+(1) alternation: with the others' plans fixed rc is linear in π_i, so each player in turn plays a
+best pure plan (bottom-up on its own tree), from several starts (the master's support); (2) when
+alternation finds no improving column, an exact MILP on HiGHS (``scipy.optimize.milp``): binary
+sequence-form plans x_l (F_l x_l = f_l) and one variable w_m ∈ [0, 1] per monomial of two or more
+non-empty sequences, with w_m ≤ x_l[σ_l] for positive coefficients and
+w_m ≥ Σ_l x_l[σ_l] − (d − 1) for negative ones (the standard product linearisation, as in the
+TMECor oracle of Farina et al. 2018/2021).
+
+**Bounds and stopping.** The master's right-hand sides are 0 except the convexity row, so the
+restricted duals with y_conv raised by ρ = max_π rc(π) are feasible for the full dual: the full
+optimum is at most z_RMP + max(0, ρ̄), where ρ̄ is the MILP's upper bound (its dual bound when it
+stops at its limit). The run stops, certified optimal, when ρ̄ ≤ ``column_tolerance``·R
+(R = payoff range). At the time or column limit it returns the best phase-2 μ (or the phase-1 μ,
+labelled as not an EFCE) with its objective, the smallest Lagrangian bound seen and their
+difference.
+
+**Independent check.** The returned μ's EFCE gap is computed by
+:mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with
+``exact=True``), never from the LP.
+
+For two-player games the default entry of ``efce`` stays the correlation-plan LP
+(:mod:`lpgame.equilibria.efce`); this entry is chosen there with ``method="column_generation"``.
+It is the default for games with three or more players.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+from lpgame.analysis.n_player_correlated_gaps import n_player_efce_gap
+from lpgame.compile import compile_game
+from lpgame.equilibria.correlated import (
+    OBJECTIVE_OPTION,
+    SUPPORT_TOLERANCE,
+    CorrelatedResult,
+    objective_name,
+    objective_weights,
+    plan_label,
+)
+from lpgame.errors import LpgameError, OptionError, SolverError
+from lpgame.registry import Concept, Option, register
+from lpgame.result import Certificate, register_result_kind
+from lpgame.sequence_form import SequenceForm
+
+DEFAULT_COLUMN_TOLERANCE = 1e-7
+"""Reduced costs at or below this fraction of the payoff range count as non-improving."""
+DEFAULT_MAX_COLUMNS = 20_000
+COLUMNS_PER_ROUND = 16
+STATUSES = ("optimal", "time_limit", "column_limit")
+BOUND_RESERVE = 0.15
+SMOOTHING = (0.5, 0.0)
+"""Wentges smoothing factors tried in turn by the phase-2 MILP pricing (0: the current duals)."""
+MAX_CLOSURE = 3_000_000
+"""Largest closure (tuples of sequences) of the tight pricing MILP; above it, the product form."""
+"""With a time limit, this fraction of it is kept for a last MILP that bounds the optimum."""
+
+
+# ---------------------------------------------------------------------------------------- trees
+@dataclass
+class OwnTree:
+    """One player's tree: information-set levels, the information sets below each one, and the
+    trigger rows of the master LP (one per (trigger σ̂, sequence s below σ̂'s information set))."""
+
+    player: int
+    num_sequences: int
+    parent: np.ndarray            # infoset -> parent sequence
+    seq_infoset: np.ndarray       # sequence -> infoset (-1 for ∅)
+    levels: list
+    # rows: (trigger, sequence) pairs; v: (trigger, infoset) pairs
+    row_trigger: np.ndarray
+    row_seq: np.ndarray
+    v_trigger: np.ndarray
+    v_infoset: np.ndarray
+
+    @classmethod
+    def build(cls, sf: SequenceForm, player: int) -> OwnTree:
+        p = sf.players[player]
+        m = p.num_infosets
+        parent = np.asarray(p.infoset_parent_seq, dtype=np.int64)
+        seq_infoset = np.asarray(p.seq_infoset, dtype=np.int64)
+        # ancestors-or-self of each infoset (own tree)
+        anc_j, desc_j = [], []
+        for j in range(m):
+            k = j
+            while k >= 0:
+                anc_j.append(k)
+                desc_j.append(j)
+                s = int(parent[k])
+                k = int(seq_infoset[s]) if s > 0 else -1
+        anc_j = np.asarray(anc_j, dtype=np.int64)
+        desc_j = np.asarray(desc_j, dtype=np.int64)
+        order = np.lexsort((desc_j, anc_j))
+        anc_j, desc_j = anc_j[order], desc_j[order]             # grouped by the top infoset
+        starts = np.searchsorted(anc_j, np.arange(m + 1))
+        counts = np.asarray(p.infoset_num_actions, dtype=np.int64)
+        first = np.asarray(p.infoset_first_seq, dtype=np.int64)
+        v_trig, v_inf, r_trig, r_seq = [], [], [], []
+        for t in range(1, p.num_sequences):
+            j = int(seq_infoset[t])
+            below = desc_j[starts[j]:starts[j + 1]]
+            v_trig.append(np.full(below.size, t))
+            v_inf.append(below)
+            n_rows = counts[below]
+            r_trig.append(np.full(int(n_rows.sum()), t))
+            r_seq.append(np.repeat(first[below], n_rows) + _ranges(n_rows))
+        return cls(player, p.num_sequences, parent, seq_infoset, sf.infoset_levels(player),
+                   _cat(r_trig), _cat(r_seq), _cat(v_trig), _cat(v_inf))
+
+    @property
+    def num_triggers(self) -> int:
+        return self.num_sequences - 1
+
+
+def _cat(parts: list) -> np.ndarray:
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+
+def _ranges(counts: np.ndarray) -> np.ndarray:
+    """[0..c0-1, 0..c1-1, ...]."""
+    if counts.size == 0:
+        return np.zeros(0, np.int64)
+    ends = np.cumsum(counts)
+    return np.arange(ends[-1]) - np.repeat(ends - counts, counts)
+
+
+def best_pure_plan(tree: OwnTree, coef: np.ndarray) -> tuple[np.ndarray, float]:
+    """argmax over the player's reduced pure plans of Σ_s coef[s] π[s] (bottom-up, the first best
+    action at ties), and its value."""
+    q = np.array(coef, dtype=float)
+    choice = np.zeros(tree.parent.size, dtype=np.int64)
+    for js, seqs, starts in tree.levels:
+        vals = q[seqs]
+        best = np.maximum.reduceat(vals, starts)
+        counts = np.diff(np.append(starts, vals.size))
+        rep = np.repeat(best, counts)
+        hit = vals >= rep - 1e-12 * (1 + np.abs(rep))
+        pos = np.flatnonzero(hit)
+        seg = np.searchsorted(starts, pos, side="right") - 1
+        firsts = pos[np.unique(seg, return_index=True)[1]]
+        choice[js] = seqs[firsts]
+        np.add.at(q, tree.parent[js], best)
+    plan = np.zeros(tree.num_sequences, dtype=np.int8)
+    plan[0] = 1
+    for js, _seqs, _starts in reversed(tree.levels):
+        reached = js[plan[tree.parent[js]] == 1]
+        plan[choice[reached]] = 1
+    return plan, float(q[0])
+
+
+# ---------------------------------------------------------------------------------------- model
+class _MasterTimeLimitError(Exception):
+    """The restricted master LP reached the run's time limit."""
+
+
+class Model:
+    """The master LP (highspy, columns added in place) and the column coefficients."""
+
+    def __init__(self, sf: SequenceForm, weights: np.ndarray):
+        self.sf = sf
+        self.n = sf.num_players
+        self.weights = weights
+        self.trees = [OwnTree.build(sf, i) for i in range(self.n)]
+        seqs = sf.terminal_sequences
+        self.leaf_seqs = seqs
+        self.leaf_w = sf.terminal_chance[:, None] * sf.terminal_payoffs     # p_c u_i
+        self.leaf_obj = self.leaf_w @ weights
+        # variable layout: v-vars of each player, then e, then μ columns
+        self.v_offset, self.dev_offset, self.obey_offset = [], [], []
+        nv = nr = 0
+        for tr in self.trees:
+            self.v_offset.append(nv)
+            nv += tr.v_trigger.size
+        self.num_v = nv
+        self.num_e = sum(tr.num_triggers for tr in self.trees)   # one slack per obedience row
+        self.mu_offset = nv + self.num_e
+        for tr in self.trees:
+            self.dev_offset.append(nr)
+            nr += tr.row_trigger.size
+        for tr in self.trees:
+            self.obey_offset.append(nr)
+            nr += tr.num_triggers
+        self.conv_row = nr
+        self.num_rows = nr + 1
+        self.columns: list[list[np.ndarray]] = []
+        self.keys: set[bytes] = set()
+        self.costs: list[float] = []
+        self._highs = self._build_master()
+
+    # -------------------------------------------------------------- master
+    def _build_master(self) -> highspy.Highs:
+        rows, cols, vals = [], [], []
+        for i, tr in enumerate(self.trees):
+            # v index lookup: (trigger, infoset) -> column
+            key = tr.v_trigger * (tr.parent.size + 1) + tr.v_infoset
+            order = np.argsort(key)
+            sorted_key = key[order]
+
+            def vcol(t, j, tr=tr, order=order, sorted_key=sorted_key, i=i):
+                pos = np.searchsorted(sorted_key, t * (tr.parent.size + 1) + j)
+                return self.v_offset[i] + order[pos]
+            r = self.dev_offset[i] + np.arange(tr.row_trigger.size)
+            own_j = tr.seq_infoset[tr.row_seq]
+            rows.append(r)
+            cols.append(vcol(tr.row_trigger, own_j))
+            vals.append(np.ones(r.size))
+            # − v of child infosets of the row's sequence
+            kids = np.argsort(tr.parent, kind="stable")
+            kid_parent = tr.parent[kids]
+            lo = np.searchsorted(kid_parent, tr.row_seq, side="left")
+            hi = np.searchsorted(kid_parent, tr.row_seq, side="right")
+            n_k = hi - lo
+            rep_rows = np.repeat(r, n_k)
+            rep_trig = np.repeat(tr.row_trigger, n_k)
+            kid_j = kids[np.repeat(lo, n_k) + _ranges(n_k)]
+            rows.append(rep_rows)
+            cols.append(vcol(rep_trig, kid_j))
+            vals.append(-np.ones(rep_rows.size))
+            # obedience rows: −v[t, j(t)] + e
+            t = np.arange(1, tr.num_sequences)
+            ro = self.obey_offset[i] + t - 1
+            rows += [ro, ro]
+            cols += [vcol(t, tr.seq_infoset[t]), self.num_v + ro - self.obey_offset[0]]
+            vals += [-np.ones(t.size), np.ones(t.size)]
+        a = sp.csc_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(self.num_rows, self.mu_offset))
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("simplex_strategy", 4)      # primal: a new column keeps the basis feasible
+        lp = highspy.HighsLp()
+        inf = highspy.kHighsInf
+        lp.num_col_ = a.shape[1]
+        lp.num_row_ = a.shape[0]
+        lp.col_cost_ = np.concatenate([np.zeros(self.num_v), -np.ones(self.num_e)])
+        lp.col_lower_ = np.concatenate([np.full(self.num_v, -inf), np.zeros(self.num_e)])
+        lp.col_upper_ = np.full(a.shape[1], inf)
+        lp.row_lower_ = np.concatenate([np.zeros(self.num_rows - 1), [1.0]])
+        lp.row_upper_ = np.concatenate([np.full(self.num_rows - 1, inf), [1.0]])
+        lp.sense_ = highspy.ObjSense.kMaximize
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = a.indptr.astype(np.int32)
+        lp.a_matrix_.index_ = a.indices.astype(np.int32)
+        lp.a_matrix_.value_ = a.data.astype(float)
+        h.passModel(lp)
+        return h
+
+    def column(self, plans: list[np.ndarray]) -> tuple[float, np.ndarray, np.ndarray]:
+        """The objective coefficient and the sparse column (rows, values) of a joint pure plan."""
+        seqs = self.leaf_seqs
+        reach = np.ones(seqs.shape[0], dtype=bool)
+        for ell in range(self.n):
+            reach &= plans[ell][seqs[:, ell]].astype(bool)
+        cost = float(self.leaf_obj[reach].sum())
+        rows, vals = [], []
+        for i, tr in enumerate(self.trees):
+            others = np.ones(seqs.shape[0], dtype=bool)
+            for ell in range(self.n):
+                if ell != i:
+                    others &= plans[ell][seqs[:, ell]].astype(bool)
+            h = np.bincount(seqs[others, i], weights=self.leaf_w[others, i],
+                            minlength=tr.num_sequences)
+            own = plans[i]
+            dev = -own[tr.row_trigger] * h[tr.row_seq]
+            nz = np.flatnonzero(dev)
+            rows.append(self.dev_offset[i] + nz)
+            vals.append(dev[nz])
+            obey = own * h
+            for js, s_lv, starts in tr.levels:
+                np.add.at(obey, tr.parent[js], np.add.reduceat(obey[s_lv], starts))
+            o = obey[1:]
+            nz = np.flatnonzero(o)
+            rows.append(self.obey_offset[i] + nz)
+            vals.append(o[nz])
+        rows.append([self.conv_row])
+        vals.append([1.0])
+        return cost, np.concatenate(rows).astype(np.int32), np.concatenate(vals).astype(float)
+
+    def add(self, plans: list[np.ndarray], phase: int) -> bool:
+        key = b"|".join(np.asarray(p, np.int8).tobytes() for p in plans)
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        cost, rows, vals = self.column(plans)
+        self.columns.append([np.asarray(p, np.int8) for p in plans])
+        self.costs.append(cost)
+        self._highs.addCol(cost if phase == 2 else 0.0, 0.0, highspy.kHighsInf, rows.size, rows,
+                           vals)
+        return True
+
+    def start_phase_two(self) -> None:
+        h = self._highs
+        e = np.arange(self.num_v, self.mu_offset, dtype=np.int32)
+        h.changeColsCost(e.size, e, np.zeros(e.size))
+        h.changeColsBounds(e.size, e, np.zeros(e.size), np.zeros(e.size))
+        k = len(self.columns)
+        if k:
+            idx = self.mu_offset + np.arange(k, dtype=np.int32)
+            h.changeColsCost(k, idx, np.asarray(self.costs, dtype=float))
+
+    def solve_master(self, time_limit: float | None) -> tuple[float, np.ndarray, np.ndarray, float]:
+        """(objective, μ, row duals, e)."""
+        h = self._highs
+        # HiGHS measures its time limit on the instance's clock, which runs across solves
+        h.setOptionValue("time_limit", h.getRunTime() + float(time_limit) if time_limit
+                         else highspy.kHighsInf)
+        h.run()
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kTimeLimit:
+            raise _MasterTimeLimitError()
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise SolverError(f"{self.sf.game.name}: the restricted master LP ended with status "
+                              f"{h.modelStatusToString(status)}", status=str(status))
+        sol = h.getSolution()
+        x = np.asarray(sol.col_value)
+        mu = np.clip(x[self.mu_offset:], 0.0, None)
+        return (float(h.getInfo().objective_function_value), mu, np.asarray(sol.row_dual),
+                float(x[self.num_v:self.mu_offset].max(initial=0.0)))
+
+    # -------------------------------------------------------------- pricing
+    def monomials(self, duals: np.ndarray, phase: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """The reduced cost as (tuples of sequences (M × n), coefficients, constant)."""
+        seqs = self.leaf_seqs
+        leaf_coef = self.leaf_obj.copy() if phase == 2 else np.zeros(seqs.shape[0])
+        tuples, coefs = [seqs], []
+        for i, tr in enumerate(self.trees):
+            y_obey = np.zeros(tr.num_sequences)
+            y_obey[1:] = duals[self.obey_offset[i]:self.obey_offset[i] + tr.num_triggers]
+            cum = y_obey.copy()                                    # Σ over own ancestors-or-self
+            for js, s_lv, starts in reversed(tr.levels):           # shallow first
+                cum[s_lv] += np.repeat(cum[tr.parent[js]], np.diff(np.append(starts, s_lv.size)))
+            leaf_coef -= self.leaf_w[:, i] * cum[seqs[:, i]]
+        coefs.append(leaf_coef)
+        for i, tr in enumerate(self.trees):
+            y = duals[self.dev_offset[i]:self.dev_offset[i] + tr.row_trigger.size]
+            nz = np.flatnonzero(np.abs(y) > 1e-13)
+            if nz.size == 0:
+                continue
+            leaf_order = np.argsort(seqs[:, i], kind="stable")
+            own_sorted = seqs[leaf_order, i]
+            lo = np.searchsorted(own_sorted, tr.row_seq[nz], side="left")
+            hi = np.searchsorted(own_sorted, tr.row_seq[nz], side="right")
+            cnt = hi - lo
+            leaves = leaf_order[np.repeat(lo, cnt) + _ranges(cnt)]
+            tup = seqs[leaves].copy()
+            tup[:, i] = np.repeat(tr.row_trigger[nz], cnt)
+            tuples.append(tup)
+            coefs.append(np.repeat(y[nz], cnt) * self.leaf_w[leaves, i])
+        allt = np.concatenate(tuples)
+        allc = np.concatenate(coefs)
+        keep = allc != 0
+        uniq, inv = np.unique(allt[keep], axis=0, return_inverse=True)
+        c = np.bincount(inv.ravel(), weights=allc[keep], minlength=uniq.shape[0])
+        keep = np.abs(c) > 1e-15
+        return uniq[keep], c[keep], -float(duals[self.conv_row])
+
+    def evaluate(self, tuples, coefs, const, plans) -> float:
+        prod = np.ones(tuples.shape[0], dtype=bool)
+        for ell in range(self.n):
+            prod &= plans[ell][tuples[:, ell]].astype(bool)
+        return const + float(coefs[prod].sum())
+
+    def alternate(self, tuples, coefs, const, plans, max_sweeps: int = 30):
+        plans = [np.array(p, np.int8) for p in plans]
+        value = self.evaluate(tuples, coefs, const, plans)
+        for _ in range(max_sweeps):
+            improved = False
+            for i, tr in enumerate(self.trees):
+                others = np.ones(tuples.shape[0], dtype=bool)
+                for ell in range(self.n):
+                    if ell != i:
+                        others &= plans[ell][tuples[:, ell]].astype(bool)
+                lin = np.bincount(tuples[others, i], weights=coefs[others],
+                                  minlength=tr.num_sequences)
+                plan, v = best_pure_plan(tr, lin)
+                v += const
+                if v > value + 1e-12 * (1 + abs(value)) and not np.array_equal(plan, plans[i]):
+                    plans[i], value, improved = plan, v, True
+            if not improved:
+                break
+        return plans, value
+
+    def _path_sequences(self) -> list[list[np.ndarray]]:
+        """Per player and own sequence s: ∅ and every action of every information set on the
+        path to s (s's own information set included)."""
+        if getattr(self, "_paths", None) is None:
+            out = []
+            for tr in self.trees:
+                p = self.sf.players[tr.player]
+                first = np.asarray(p.infoset_first_seq)
+                counts = np.asarray(p.infoset_num_actions)
+                lists = [np.zeros(1, np.int64)]
+                for seq in range(1, tr.num_sequences):
+                    j = int(tr.seq_infoset[seq])
+                    par = int(tr.parent[j])
+                    lists.append(np.concatenate([lists[par], first[j] + np.arange(counts[j])]))
+                out.append(lists)
+            self._paths = out
+        return self._paths
+
+    def milp_oracle(self, tuples, coefs, const, time_limit: float | None):
+        """max rc by MILP: the tight formulation when its closure is small enough, otherwise the
+        product linearisation (module docstring). (plans, value, upper bound, proved)."""
+        tight = self._tight_model(tuples, coefs)
+        if tight is not None:
+            return self._tight_oracle(tight, tuples, coefs, const, time_limit)
+        return self._product_oracle(tuples, coefs, const, time_limit)
+
+    def _tight_model(self, tuples, coefs):
+        """Variables w[τ] for every tuple τ of sequences in the closure of the leaves' and the
+        monomials' tuples under "replace a coordinate by ∅ or by any action of an information
+        set on its path", with w[∅,…,∅] = 1 and, for every τ and player l with τ_l = (j, a),
+        Σ_{a'} w[τ with τ_l = (j, a')] = w[τ with τ_l = p_j] (valid for products of pure plans;
+        with τ's other coordinates ∅ these are the treeplex constraints of the plans, whose
+        entries are the binaries). None when the closure exceeds MAX_CLOSURE."""
+        paths = self._path_sequences()
+        base = np.unique(np.concatenate([self.leaf_seqs, tuples]), axis=0)
+        lens = np.ones(base.shape[0])
+        for ell in range(self.n):
+            lens *= np.array([paths[ell][s].size for s in range(len(paths[ell]))])[base[:, ell]]
+        if lens.sum() > MAX_CLOSURE:
+            return None
+        cur = base
+        for ell in range(self.n):
+            sizes = np.array([paths[ell][s].size for s in range(len(paths[ell]))])[cur[:, ell]]
+            rep = np.repeat(cur, sizes, axis=0)
+            rep[:, ell] = np.concatenate([paths[ell][s] for s in cur[:, ell].tolist()])
+            cur = np.unique(rep, axis=0)
+        sizes = [tr.num_sequences for tr in self.trees]
+        mult = np.ones(self.n, np.int64)
+        for ell in range(self.n - 2, -1, -1):
+            mult[ell] = mult[ell + 1] * sizes[ell + 1]
+        keys = cur @ mult                                   # sorted, as cur is sorted
+        return cur, keys, mult
+
+    def _tight_oracle(self, tight, tuples, coefs, const, time_limit):
+        cur, keys, mult = tight
+        nw = cur.shape[0]
+        rows, cols, vals = [], [], []
+        r = 0
+        for ell, tr in enumerate(self.trees):
+            nz = np.flatnonzero(cur[:, ell] != 0)
+            j = tr.seq_infoset[cur[nz, ell]]
+            parent_keys = keys[nz] - (cur[nz, ell] - tr.parent[j]) * mult[ell]
+            group_key = parent_keys * (tr.parent.size + 1) + j
+            groups, gid = np.unique(group_key, return_inverse=True)
+            gid = gid.ravel()
+            rows.append(r + gid)
+            cols.append(nz)
+            vals.append(np.ones(nz.size))
+            first_member = np.unique(gid, return_index=True)[1]
+            parent_pos = np.searchsorted(keys, parent_keys[first_member])
+            rows.append(r + np.arange(groups.size))
+            cols.append(parent_pos)
+            vals.append(-np.ones(groups.size))
+            r += groups.size
+        a_eq = sp.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                            shape=(r, nw))
+        obj = np.zeros(nw)
+        np.add.at(obj, np.searchsorted(keys, tuples @ mult), coefs)
+        lower = np.zeros(nw)
+        lower[0] = 1.0                                      # w[∅, …, ∅] = 1 (the smallest key)
+        nonempty = (cur != 0).sum(axis=1)
+        integrality = (nonempty == 1).astype(float)
+        options = {"disp": False, "mip_rel_gap": 1e-9}
+        if time_limit is not None:
+            options["time_limit"] = max(float(time_limit), 1.0)
+        res = milp(-obj, integrality=integrality, bounds=Bounds(lower, 1.0),
+                   constraints=[LinearConstraint(a_eq, 0.0, 0.0)], options=options)
+        if res.x is None:
+            return None, -np.inf, np.inf, False
+        w = np.round(res.x)
+        plans = []
+        for ell, tr in enumerate(self.trees):
+            x = np.zeros(tr.num_sequences, np.int8)
+            single = np.flatnonzero((nonempty <= 1) & ((cur != 0).sum(axis=1) == (cur[:, ell] != 0)))
+            x[cur[single, ell]] = w[single].astype(np.int8)
+            x[0] = 1
+            plans.append(x)
+        return self._oracle_answer(res, plans, tuples, coefs, const, const)
+
+    def _oracle_answer(self, res, plans, tuples, coefs, const, bound_const):
+        value = self.evaluate(tuples, coefs, const, plans)
+        bound = getattr(res, "mip_dual_bound", None)
+        upper = np.inf if bound is None or not np.isfinite(bound) else bound_const - float(bound)
+        proved = res.status == 0
+        if proved:
+            upper = max(value, min(upper, value + 1e-9 * (1 + abs(value))))
+        return plans, value, max(upper, value), proved
+
+    def _product_oracle(self, tuples, coefs, const, time_limit: float | None):
+        """max rc by the product linearisation of the module docstring."""
+        sf = self.sf
+        sizes = [sf.num_sequences(i) for i in range(self.n)]
+        off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        nx_ = int(off[-1])
+        glob = np.stack([off[ell] + tuples[:, ell] for ell in range(self.n)], axis=1)
+        nonempty = tuples != 0
+        degree = nonempty.sum(axis=1)
+        lin = np.zeros(nx_)
+        const2 = const + float(coefs[degree == 0].sum())
+        one = np.flatnonzero(degree == 1)
+        if one.size:
+            which = np.argmax(nonempty[one], axis=1)
+            np.add.at(lin, glob[one, which], coefs[one])
+        multi = np.flatnonzero(degree >= 2)
+        nw = multi.size
+        c = np.concatenate([-lin, -coefs[multi]])
+        a_eq = sp.hstack([sp.block_diag([sf.treeplex_matrix(i) for i in range(self.n)]),
+                          sp.csr_array((sum(sf.num_infosets(i) + 1 for i in range(self.n)), nw))],
+                         format="csr")
+        b_eq = np.concatenate([sf.treeplex_rhs(i) for i in range(self.n)])
+        rows, cols, vals, rhs = [], [], [], []
+        r = 0
+        pos = multi[coefs[multi] > 0]
+        wpos = np.flatnonzero(coefs[multi] > 0)
+        for ell in range(self.n):          # w ≤ x_l[σ_l] for non-empty σ_l
+            sel = nonempty[pos, ell]
+            k = int(sel.sum())
+            rr = r + np.arange(k)
+            rows += [rr, rr]
+            cols += [nx_ + wpos[sel], glob[pos[sel], ell]]
+            vals += [np.ones(k), -np.ones(k)]
+            rhs.append(np.zeros(k))
+            r += k
+        neg = multi[coefs[multi] < 0]
+        wneg = np.flatnonzero(coefs[multi] < 0)
+        if neg.size:                       # Σ x − w ≤ d − 1
+            rr = r + np.arange(neg.size)
+            rows.append(rr)
+            cols.append(nx_ + wneg)
+            vals.append(-np.ones(neg.size))
+            for ell in range(self.n):
+                sel = nonempty[neg, ell]
+                rows.append(rr[sel])
+                cols.append(glob[neg[sel], ell])
+                vals.append(np.ones(int(sel.sum())))
+            rhs.append(degree[neg] - 1.0)
+            r += neg.size
+        a_ub = sp.csr_array((np.concatenate(vals) if vals else np.zeros(0),
+                             (np.concatenate(rows) if rows else np.zeros(0, int),
+                              np.concatenate(cols) if cols else np.zeros(0, int))),
+                            shape=(r, nx_ + nw))
+        constraints = [LinearConstraint(a_eq, b_eq, b_eq)]
+        if r:
+            constraints.append(LinearConstraint(a_ub, -np.inf, np.concatenate(rhs)))
+        options = {"disp": False, "mip_rel_gap": 1e-9}
+        if time_limit is not None:
+            options["time_limit"] = max(float(time_limit), 1.0)
+        res = milp(c, integrality=np.concatenate([np.ones(nx_), np.zeros(nw)]),
+                   bounds=Bounds(0.0, 1.0), constraints=constraints, options=options)
+        if res.x is None:
+            return None, -np.inf, np.inf, False
+        x = np.round(res.x[:nx_]).astype(np.int8)
+        plans = [x[off[ell]:off[ell + 1]] for ell in range(self.n)]
+        return self._oracle_answer(res, plans, tuples, coefs, const, const2)
+
+
+# ---------------------------------------------------------------------------------------- result
+@register_result_kind
+@dataclass(kw_only=True)
+class ColumnGenerationCorrelatedResult(CorrelatedResult):
+    """An optimal EFCE of an n-player game by column generation: a :class:`CorrelatedResult` with
+    ``distribution`` over joint pure plans, and in ``extra``: ``status`` (optimal, time_limit,
+    column_limit), ``upper_bound`` (the smallest Lagrangian bound, None before any), ``bound_gap``
+    (upper bound − objective), ``columns``, ``iterations`` and the per-phase history."""
+
+    kind = "correlated_column_generation"
+
+    @property
+    def bound(self) -> str:
+        status = self.extra.get("status", "?")
+        if status == "optimal":
+            return "optimal (column generation certified by the MILP oracle)"
+        gap = self.extra.get("bound_gap")
+        where = "no EFCE found yet: " if self.extra.get("phase") == 1 else ""
+        return (f"partial, {where}{status}: objective {self.objective:.6g}, upper bound "
+                f"{self.extra.get('upper_bound')}, bound gap {gap}")
+
+
+# ---------------------------------------------------------------------------------------- solve
+def solve_efce_column_generation(game, objective="welfare", time_limit: float | None = None,
+                                 max_columns: int = DEFAULT_MAX_COLUMNS,
+                                 column_tolerance: float = DEFAULT_COLUMN_TOLERANCE,
+                                 exact: bool = False, players: int | None = None,
+                                 verbose: bool = False) -> ColumnGenerationCorrelatedResult:
+    """An optimal EFCE of ``game`` (any number of players) by column generation (module docstring).
+
+    ``objective``: ``welfare``, ``player1`` … ``playerN`` or N weights. ``time_limit`` (seconds,
+    the whole run) and ``max_columns`` end the run with a labelled partial answer. ``players``:
+    when given, the game must have that many players (the benchmark of Table 10.1's three-player
+    rows asks for 3). ``exact=True`` also computes the returned μ's gap in rational arithmetic.
+    """
+    start = time.perf_counter()
+    sf = compile_game(game)
+    n = sf.num_players
+    if players is not None and n != players:
+        raise LpgameError(f"{sf.game.name} has {n} players; this run needs {players}")
+    if n < 2:
+        raise LpgameError(f"{sf.game.name} has {n} player; EFCE needs at least two")
+    if time_limit is not None and time_limit <= 0:
+        raise OptionError(f"time_limit must be positive; got {time_limit}")
+    if max_columns < 1:
+        raise OptionError(f"max_columns must be at least 1; got {max_columns}")
+    if not column_tolerance > 0:
+        raise OptionError(f"column_tolerance must be positive; got {column_tolerance}")
+    w = objective_weights(objective, n)
+    payoffs = sf.terminal_payoffs
+    scale = float(payoffs.max() - payoffs.min()) if payoffs.size else 1.0
+    scale = scale if scale > 0 else 1.0
+    tol = column_tolerance * scale
+    model = Model(sf, w)
+    built = time.perf_counter()
+
+    main_limit = None if time_limit is None else time_limit * (1.0 - BOUND_RESERVE)
+
+    def left(limit: float | None = None) -> float | None:
+        # the reserve for the last bounding MILP is kept only once phase 2 has a master
+        limit = limit if limit is not None else (main_limit if phase == 2 else time_limit)
+        return None if limit is None else limit - (time.perf_counter() - start)
+
+    # the first column: alternation on the objective alone (a good pure profile)
+    first = [best_pure_plan(tr, np.zeros(tr.num_sequences))[0] for tr in model.trees]
+    t0, c0, _ = model.monomials(np.zeros(model.num_rows), 2)
+    first, _ = model.alternate(t0, c0, 0.0, first)
+    model.add(first, 1)
+    phase, status = 1, None
+    upper_bound, history, iterations = None, [], 0
+    mu, z, e, upper = None, None, None, np.inf
+    milp_seconds = 0.0
+    last_phase2 = None
+    center = None
+
+    def note_bound(master: float, oracle_upper: float) -> None:
+        nonlocal upper_bound
+        if np.isfinite(oracle_upper):
+            candidate = master + max(0.0, oracle_upper)
+            upper_bound = candidate if upper_bound is None else min(upper_bound, candidate)
+
+    while True:
+        remaining = left()
+        if remaining is not None and remaining <= 0:
+            status = "time_limit"
+            break
+        try:
+            z, mu, duals, e = model.solve_master(remaining)
+        except _MasterTimeLimitError:
+            status = "time_limit"
+            break
+        iterations += 1
+        if verbose:
+            print(f"[efce cg] it {iterations} phase {phase} cols {len(model.columns)} "
+                  f"master {z:.6g} e {e:.3g} t {time.perf_counter() - start:.1f}s",
+                  file=sys.stderr, flush=True)
+        if phase == 1 and e <= 1e-9 * scale:
+            phase = 2
+            model.start_phase_two()
+            history.append({"iteration": iterations, "event": "phase 2", "columns":
+                            len(model.columns), "seconds": time.perf_counter() - start})
+            continue
+        if phase == 2:
+            last_phase2 = (z, mu.copy(), duals)
+            if upper_bound is not None and upper_bound - z <= tol:
+                status = "optimal"
+                break
+        if len(model.columns) >= max_columns:
+            status = "column_limit"
+            break
+        tuples, coefs, const = model.monomials(duals, phase)
+        support = np.argsort(-mu)[:COLUMNS_PER_ROUND]
+        starts = [model.columns[k] for k in support if mu[k] > SUPPORT_TOLERANCE]
+        starts.append(model.columns[-1])
+        added = 0
+        for s in starts:
+            plans, value = model.alternate(tuples, coefs, const, s)
+            if value > tol and model.add(plans, phase):
+                added += 1
+        if added:
+            continue
+        if phase == 1:
+            t_m = time.perf_counter()
+            plans, value, upper, proved = model.milp_oracle(tuples, coefs, const, left())
+            milp_seconds += time.perf_counter() - t_m
+            history.append({"iteration": iterations, "phase": 1, "columns": len(model.columns),
+                            "master": z, "oracle_value": value, "oracle_upper": upper,
+                            "proved": proved, "seconds": time.perf_counter() - start})
+            if plans is not None and value > tol and model.add(plans, phase):
+                continue
+            if proved and upper <= tol:
+                raise SolverError(f"{sf.game.name}: column generation certified no EFCE "
+                                  f"(violation {e:.3g}); numerical trouble in the master LP")
+            status = "time_limit"
+            break
+        # phase 2: the MILP prices at duals smoothed towards the best-bound duals (Wentges);
+        # every dual point gives a Lagrangian bound, and a column is added only when it improves
+        # at the current duals (otherwise a mispricing: retry closer to the current duals)
+        added = False
+        for alpha in SMOOTHING if center is not None else (0.0,):
+            y = duals if alpha == 0.0 else alpha * center + (1.0 - alpha) * duals
+            t_y, c_y, k_y = (tuples, coefs, const) if alpha == 0.0 else model.monomials(y, 2)
+            t_m = time.perf_counter()
+            plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, left())
+            milp_seconds += time.perf_counter() - t_m
+            bound = max(z, upper - k_y) if np.isfinite(upper) else None
+            if bound is not None and (upper_bound is None or bound < upper_bound):
+                upper_bound, center = bound, y.copy()
+            true_rc = model.evaluate(tuples, coefs, const, plans) if plans is not None else -np.inf
+            history.append({"iteration": iterations, "phase": 2, "columns": len(model.columns),
+                            "master": z, "smoothing": alpha, "oracle_value": true_rc,
+                            "oracle_upper": upper, "bound": bound, "proved": proved,
+                            "seconds": time.perf_counter() - start})
+            if true_rc > tol and model.add(plans, phase):
+                added = True
+                break
+            if upper_bound is not None and upper_bound - z <= tol:
+                break
+            if not proved:
+                break
+        if added:
+            continue
+        if upper_bound is not None and upper_bound - z <= tol:
+            status = "optimal"
+        else:
+            status = "time_limit"
+        break
+    if status != "optimal" and last_phase2 is not None and time_limit is not None \
+            and not any(h.get("master") == last_phase2[0] and h.get("bound") is not None
+                        for h in history):
+        # the reserved time: one MILP on the last phase-2 duals gives a Lagrangian bound
+        t_m = time.perf_counter()
+        tuples, coefs, const = model.monomials(last_phase2[2], 2)
+        _, value, bound_upper, proved = model.milp_oracle(tuples, coefs, const,
+                                                          left(time_limit))
+        milp_seconds += time.perf_counter() - t_m
+        note_bound(last_phase2[0], bound_upper)
+        history.append({"event": "final bound", "master": last_phase2[0],
+                        "oracle_value": value, "oracle_upper": bound_upper, "proved": proved,
+                        "seconds": time.perf_counter() - start})
+    end_solve = time.perf_counter()
+    if mu is None:                       # the time limit came before the first master
+        mu, z = np.ones(1), model.costs[0]
+    if phase == 2 and last_phase2 is not None:
+        z, mu = last_phase2[0], last_phase2[1]
+    k_cols = len(mu)
+    keep = np.flatnonzero(mu > SUPPORT_TOLERANCE)
+    probs = mu[keep] / mu[keep].sum()
+    plans = [np.stack([model.columns[k][i] for k in keep]) for i in range(n)]
+    check = n_player_efce_gap(sf, plans, probs)
+    reach = np.ones((keep.size, sf.terminal_sequences.shape[0]), dtype=bool)
+    for i in range(n):
+        reach &= plans[i][:, sf.terminal_sequences[:, i]].astype(bool)
+    values = ((probs @ reach) * sf.terminal_chance) @ payoffs
+    obj = float(np.dot(w, values))
+    certificate = Certificate(gain=check.gap, exact=False,
+                              deviations="trigger deviations of every player at every sequence, "
+                                         "against μ's support (lpgame.analysis."
+                                         "n_player_correlated_gaps)")
+    extra = {"status": status, "phase": phase, "upper_bound": upper_bound,
+             "bound_gap": None if upper_bound is None else upper_bound - obj,
+             "master_objective": z, "columns": k_cols, "iterations": iterations,
+             "payoff_range": scale, "column_tolerance": column_tolerance,
+             "milp_seconds": milp_seconds, "history": history}
+    if phase == 1:
+        extra["violation"] = e
+    if exact:
+        exact_check = n_player_efce_gap(sf, plans, probs, exact=True)
+        extra["exact_gap"] = str(exact_check.gap)
+        certificate = Certificate(gain=exact_check.gap, exact=True,
+                                  deviations=certificate.deviations)
+    order = np.argsort(-probs, kind="stable")
+    distribution = [{"profile": [plan_label(sf, i, plans[i][q]) for i in range(n)],
+                     "probability": float(probs[q])} for q in order]
+    end = time.perf_counter()
+    return ColumnGenerationCorrelatedResult(
+        game=sf.game.name, concept="efce", variant="column_generation", objective=obj,
+        objective_spec=objective_name(objective), weights=w.tolist(),
+        payoffs=[float(v) for v in values], gap=float(check.gap),
+        optimal=status == "optimal", certificate=certificate,
+        size={"rows": model.num_rows, "cols": model.mu_offset + k_cols,
+              "nnz": int(model._highs.getNumNz()), "joint_plan_columns": k_cols},
+        solver={"name": "HiGHS (master LP) + HiGHS MILP (pricing)", "status": status},
+        seconds={"build": built - start, "solve": end_solve - built, "milp": milp_seconds,
+                 "check": end - end_solve, "total": end - start},
+        distribution=distribution, gap_detail=check.to_dict(), extra=extra)
+
+
+def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: str | None = None,
+                 objective="welfare", time_limit: float | None = None,
+                 max_columns: int = DEFAULT_MAX_COLUMNS,
+                 column_tolerance: float = DEFAULT_COLUMN_TOLERANCE, exact_gap: bool = False,
+                 **_solver_options) -> ColumnGenerationCorrelatedResult:
+    if method not in (None, "column_generation"):
+        raise OptionError(f"efce with method={method!r} takes two-player games; for three or more "
+                          "players use method='column_generation' (the default there)")
+    if backend != "highs":
+        raise OptionError("efce by column generation runs on HiGHS only (backend='highs')")
+    return solve_efce_column_generation(game, objective=objective, time_limit=time_limit,
+                                        max_columns=max_columns,
+                                        column_tolerance=column_tolerance,
+                                        exact=exact or bool(exact_gap))
+
+
+register(Concept(
+    name="efce", variant="column_generation", games=("n_player",),
+    requires=("method=column_generation",),
+    solve=_solve_entry, exact=False, backends=("highs",),
+    summary="optimal extensive-form correlated equilibrium of an n-player game: column "
+            "generation over joint pure plans (default for three or more players)",
+    certificate="largest gain of any trigger deviation (EFCE gap) of the returned distribution, "
+                "by lpgame.analysis.n_player_correlated_gaps",
+    source="Farina 2023 Def. 8.2 and Lemma 9.2 / Prop. 9.1 (dualised trigger constraints) over "
+           "a distribution on joint pure plans; column generation with a MILP oracle",
+    options=(
+        Option("method", str, None, "column_generation (default for three or more players; "
+               "for two players the default is the correlation-plan LP)",
+               choices=("column_generation",)),
+        OBJECTIVE_OPTION,
+        Option("max_columns", int, DEFAULT_MAX_COLUMNS,
+               "column generation: stop with a partial answer at this many joint plans"),
+        Option("column_tolerance", float, DEFAULT_COLUMN_TOLERANCE,
+               "column generation: reduced costs at most this fraction of the payoff range "
+               "count as non-improving"),
+        Option("exact_gap", bool, False, "also compute the returned distribution's EFCE gap in "
+               "rational arithmetic (the distribution itself is the LP's floats)"),
+    ),
+))

@@ -1,0 +1,285 @@
+"""Optimal EFCE of n-player games by column generation (lpgame.equilibria.efce_n_player), and the
+independent n-player EFCE gap (lpgame.analysis.n_player_correlated_gaps).
+
+The reference in this file is written from the definition (Farina 2023, Def. 8.1–8.2; notes
+§1.6), not from lpgame's formulation: every player's pure strategies are enumerated here
+(one action per information set, then reduced to the sequences they reach), every trigger
+σ̂ = (j, a) and every pure continuation π̂ at j, and scipy's ``linprog`` solves
+
+    max Σ_π μ(π) w·u(π)  s.t.  Σ_π μ(π) [u_i(φ_{σ̂→π̂}(π_i), π_{-i}) − u_i(π)] ≤ 0,  μ ∈ Δ
+
+over ALL joint reduced plans. Random games: three-player normal forms (played as one-level trees)
+and tiny three-player trees with chance and perfect recall (each player's information set is its
+view of the history, as in tests/test_properties.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from fractions import Fraction
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+import lpgame
+from lpgame import Game, NormalFormGame
+from lpgame.analysis.n_player_correlated_gaps import n_player_efce_gap
+from lpgame.cli import main
+from lpgame.compile import compile_game
+from lpgame.equilibria.efce import solve_correlation_plan
+from lpgame.equilibria.efce_n_player import solve_efce_column_generation
+from lpgame.errors import ConceptMismatchError, LpgameError, OptionError
+from lpgame.result import SolveResult
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+# ---------------------------------------------------------------------------- random games
+@st.composite
+def normal_form_games(draw, players: int = 3) -> NormalFormGame:
+    shape = tuple(draw(st.integers(1, 3)) for _ in range(players))
+    size = int(np.prod(shape)) * players
+    entries = draw(st.lists(st.integers(-4, 4), min_size=size, max_size=size))
+    return NormalFormGame(np.array(entries, dtype=object).reshape((players,) + shape),
+                          name="random normal form")
+
+
+@st.composite
+def tree_games(draw, players: int = 3, max_depth: int = 3) -> Game:
+    graph = nx.DiGraph()
+    counter = itertools.count()
+    num_actions: dict[str, int] = {}
+
+    def grow(views: tuple, depth: int) -> int:
+        node = next(counter)
+        choice = 0 if depth >= max_depth else draw(st.integers(0 if depth else 1, players + 1))
+        if choice == 0:
+            graph.add_node(node, kind="terminal",
+                           payoffs=tuple(draw(st.integers(-3, 3)) for _ in range(players)))
+            return node
+        if choice == players + 1:
+            graph.add_node(node, kind="chance")
+            weights = draw(st.lists(st.integers(1, 3), min_size=2, max_size=2))
+            seen = [draw(st.booleans()) for _ in range(players)]
+            for o, w in enumerate(weights):
+                child_views = tuple(v + (("c", o),) if seen[i] else v for i, v in enumerate(views))
+                graph.add_edge(node, grow(child_views, depth + 1), action=f"o{o}",
+                               prob=Fraction(w, sum(weights)))
+            return node
+        player = choice - 1
+        label = f"P{player + 1} {views[player]}"
+        if label not in num_actions:
+            num_actions[label] = draw(st.integers(2, 3))
+        graph.add_node(node, kind="decision", player=player, infoset=label)
+        sees = [draw(st.booleans()) for _ in range(players)]
+        for a in range(num_actions[label]):
+            child_views = tuple(
+                v + (("own", a),) if i == player else (v + ((player, a),) if sees[i] else v)
+                for i, v in enumerate(views))
+            graph.add_edge(node, grow(child_views, depth + 1), action=f"a{a}")
+        return node
+
+    grow(tuple(() for _ in range(players)), 0)
+    return Game(graph, players, root=0, name="random tree")
+
+
+# ---------------------------------------------------------------------------- reference
+def pure_plans(sf, player: int) -> np.ndarray:
+    """Every reduced pure plan: one action per information set, then the sequences reached."""
+    p = sf.players[player]
+    plans = set()
+    for choice in itertools.product(*[range(k) for k in p.infoset_num_actions]):
+        x = [1] + [0] * (p.num_sequences - 1)
+        for s in range(1, p.num_sequences):          # parents come before children
+            j = int(p.seq_infoset[s])
+            x[s] = int(x[p.infoset_parent_seq[j]] and choice[j] == p.seq_action[s])
+        plans.add(tuple(x))
+    return np.array(sorted(plans), dtype=np.int64)
+
+
+def below(sf, player: int, j: int) -> np.ndarray:
+    """The sequences at or below information set j (own tree)."""
+    p = sf.players[player]
+    out = []
+    for s in range(1, p.num_sequences):
+        k = int(p.seq_infoset[s])
+        while k >= 0:
+            if k == j:
+                out.append(s)
+                break
+            parent = int(p.infoset_parent_seq[k])
+            k = int(p.seq_infoset[parent]) if parent else -1
+    return np.array(out, dtype=np.int64)
+
+
+def utilities(sf, plans: list[np.ndarray]) -> np.ndarray:
+    """u(π) for each joint plan of the arrays (one row per joint plan and player)."""
+    seqs = sf.terminal_sequences
+    reach = np.ones((plans[0].shape[0], seqs.shape[0]))
+    for ell, pl in enumerate(plans):
+        reach *= pl[:, seqs[:, ell]]
+    return (reach * sf.terminal_chance) @ sf.terminal_payoffs
+
+
+def brute_force(sf, weights):
+    """The optimal EFCE over all joint reduced plans (module docstring): (optimum, plans, rows)."""
+    n = sf.num_players
+    own = [pure_plans(sf, i) for i in range(n)]
+    joint = list(itertools.product(*[range(len(o)) for o in own]))
+    plans = [np.array([own[i][c[i]] for c in joint]) for i in range(n)]
+    base = utilities(sf, plans)
+    rows = []
+    for i in range(n):
+        p = sf.players[i]
+        for t in range(1, p.num_sequences):
+            j = int(p.seq_infoset[t])
+            sub = below(sf, i, j)
+            reach_j = own[i][own[i][:, p.infoset_parent_seq[j]] == 1]
+            for cont in {tuple(r[sub]) for r in reach_j}:
+                dev = plans[i].copy()
+                hit = dev[:, t] == 1
+                dev[np.ix_(hit, sub)] = np.array(cont)
+                moved = utilities(sf, [dev if ell == i else plans[ell] for ell in range(n)])
+                rows.append(moved[:, i] - base[:, i])
+    a_ub = np.array(rows) if rows else np.zeros((0, len(joint)))
+    res = linprog(-(base @ weights), A_ub=a_ub, b_ub=np.zeros(a_ub.shape[0]),
+                  A_eq=np.ones((1, len(joint))), b_eq=[1.0], bounds=(0, None), method="highs")
+    assert res.status == 0, res.message
+    return -res.fun, plans, a_ub
+
+
+def brute_gap(a_ub: np.ndarray, mu: np.ndarray) -> float:
+    return max(0.0, float((a_ub @ mu).max())) if a_ub.shape[0] else 0.0
+
+
+# ---------------------------------------------------------------------------- the must-show tests
+@SETTINGS
+@given(game=st.one_of(normal_form_games().map(lambda g: g.to_extensive()), tree_games()),
+       objective=st.sampled_from(["welfare", "player1", "player2", "player3"]))
+def test_column_generation_equals_the_brute_force_lp_on_random_three_player_games(game, objective):
+    sf = compile_game(game)
+    result = solve_efce_column_generation(game, objective=objective)
+    w = np.zeros(3) if objective != "welfare" else np.ones(3)
+    if objective != "welfare":
+        w[int(objective[-1]) - 1] = 1.0
+    optimum, _, _ = brute_force(sf, w)
+    scale = max(1.0, float(np.ptp(sf.terminal_payoffs)))
+    assert result.extra["status"] == "optimal"
+    assert result.objective == pytest.approx(optimum, abs=1e-6 * scale)
+    assert result.gap <= 1e-7 * scale
+    assert result.extra["upper_bound"] >= optimum - 1e-6 * scale
+
+
+@SETTINGS
+@given(game=tree_games(), seed=st.integers(0, 2**31 - 1))
+def test_independent_gap_equals_the_definition_on_random_distributions(game, seed):
+    """n_player_efce_gap of a random μ equals the largest row of the brute-force constraints;
+    exact mode agrees with floats."""
+    sf = compile_game(game)
+    _, plans, a_ub = brute_force(sf, np.ones(3))
+    rng = np.random.default_rng(seed)
+    k = plans[0].shape[0]
+    support = rng.choice(k, size=min(k, 4), replace=False)
+    mu = np.zeros(k)
+    mu[support] = rng.integers(1, 5, size=support.size)
+    mu /= mu.sum()
+    check = n_player_efce_gap(sf, [p[support] for p in plans], mu[support])
+    assert check.gap == pytest.approx(brute_gap(a_ub, mu), abs=1e-9)
+    exact_mu = [Fraction(x).limit_denominator(100) for x in mu[support]]   # sums to 1 exactly
+    exact = n_player_efce_gap(sf, [p[support] for p in plans], exact_mu, exact=True)
+    assert isinstance(exact.gap, Fraction)
+    assert float(exact.gap) == pytest.approx(check.gap, abs=1e-9)
+
+
+@pytest.mark.parametrize("name,params", [("chicken", {}), ("kuhn_poker_rake", {}),
+                                         ("sheriff", {"N": 1, "B": 2, "rounds": 2})])
+@pytest.mark.parametrize("objective", ["welfare", "player1", "player2"])
+def test_two_player_column_generation_equals_the_efce_lp(name, params, objective):
+    game = lpgame.games.make(name, **params)
+    lp = solve_correlation_plan(game, "efce", objective)
+    assert lp.optimal
+    cg = lpgame.solve(game, concept="efce", method="column_generation", objective=objective)
+    assert cg.variant == "column_generation" and cg.extra["status"] == "optimal"
+    assert cg.objective == pytest.approx(lp.objective, abs=1e-7)
+    assert cg.gap <= 1e-7
+
+
+@SETTINGS
+@given(game=tree_games(players=2, max_depth=3))
+def test_two_player_random_trees_match_the_lp_where_it_is_exact(game):
+    lp = solve_correlation_plan(game, "efce", "welfare")
+    cg = solve_efce_column_generation(game, objective="welfare")
+    if lp.optimal:
+        assert cg.objective == pytest.approx(lp.objective, abs=1e-6)
+    else:                       # the von Stengel–Forges relaxation bounds the optimum
+        assert cg.objective <= lp.objective + 1e-6
+
+
+# ---------------------------------------------------------------------------- dispatch, CLI
+def test_three_player_efce_dispatches_to_column_generation_and_two_players_keep_the_lp():
+    three = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    r = lpgame.solve(three, concept="efce", objective="player2")
+    assert r.variant == "column_generation" and r.extra["status"] == "optimal"
+    assert r.gap <= 1e-7 and len(r.payoffs) == 3
+    assert sum(d["probability"] for d in r.distribution) == pytest.approx(1.0)
+    assert lpgame.solve("chicken", concept="efce").variant == "default"
+    back = SolveResult.from_dict(json.loads(r.to_json()))
+    assert type(back).__name__ == "ColumnGenerationCorrelatedResult"
+    assert back.objective == pytest.approx(r.objective)
+
+
+def test_cli_solves_three_player_kuhn(capsys):
+    assert main(["solve", "kuhn_poker", "players=3", "cards=3", "--concept", "efce",
+                 "--objective", "player1", "--json", "-", "--quiet"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["variant"] == "column_generation" and obj["status"] == "optimal"
+    assert obj["certificate"]["gain"] <= 1e-7
+
+
+def test_exact_gap_where_asked():
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    r = lpgame.solve(game, concept="efce", objective="player1", exact_gap=True)
+    assert r.certificate.exact and isinstance(r.certificate.gain, Fraction)
+    assert float(r.certificate.gain) <= 1e-7
+
+
+# ---------------------------------------------------------------------------- bad input
+def test_bad_objective_names_are_refused():
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    with pytest.raises(LpgameError, match="players 1..3"):
+        solve_efce_column_generation(game, objective="player4")
+    with pytest.raises(LpgameError, match="unknown objective"):
+        solve_efce_column_generation(game, objective="happiness")
+
+
+def test_a_game_with_the_wrong_number_of_players_is_refused():
+    with pytest.raises(LpgameError, match="has 2 players; this run needs 3"):
+        solve_efce_column_generation(lpgame.games.make("chicken"), players=3)
+    with pytest.raises(OptionError, match="column_generation"):
+        lpgame.solve(lpgame.games.make("kuhn_poker", players=3), concept="efce",
+                     method="learning")
+
+
+def test_learning_still_refuses_three_players():
+    with pytest.raises((ConceptMismatchError, OptionError)):
+        lpgame.solve(lpgame.games.make("kuhn_poker", players=3), concept="efce",
+                     method="learning", target_gap=0.01)
+
+
+def test_time_limit_gives_a_labelled_partial_answer_with_its_measured_gap():
+    game = lpgame.games.make("liars_dice", players=3, faces=2)
+    r = solve_efce_column_generation(game, objective="player1", time_limit=3)
+    assert r.extra["status"] == "time_limit" and not r.optimal
+    assert "partial" in r.bound and "time_limit" in r.bound
+    assert np.isfinite(r.gap) and r.gap >= 0
+    assert r.gap_detail["gap"] == pytest.approx(r.gap)
+    if r.extra["upper_bound"] is not None:
+        assert r.extra["bound_gap"] == pytest.approx(r.extra["upper_bound"] - r.objective)
+        if r.extra["phase"] == 2:
+            assert r.extra["upper_bound"] >= r.objective - 1e-9
