@@ -44,6 +44,7 @@ import scipy.sparse as sp
 
 from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.sequence_form import SequenceForm
+from lpgame.sorted_keys import unique
 
 DISTRIBUTION_TOLERANCE = 1e-6
 
@@ -171,20 +172,34 @@ class _PlanLookup:
     """ξ[σ1, σ2] for arrays of pairs (0 where the plan has no entry)."""
 
     def __init__(self, matrix: sp.csr_array):
+        self.n2 = matrix.shape[1]
+        if sp.issparse(matrix) and matrix.format == "csr" and matrix.has_canonical_format:
+            # rows in order, sorted unique columns: the keys are sorted already
+            counts = np.diff(matrix.indptr)
+            rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), counts)
+            self.keys = rows * self.n2 + matrix.indices
+            self.values = np.asarray(matrix.data, dtype=float)
+            return
         coo = sp.coo_array(matrix)
         coo.sum_duplicates()
-        self.n2 = matrix.shape[1]
         keys = coo.row.astype(np.int64) * self.n2 + coo.col
         order = np.argsort(keys)
         self.keys, self.values = keys[order], coo.data[order].astype(float)
 
-    def __call__(self, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+    def positions(self, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+        """Where each pair's value is in ``values`` (−1: not in the plan)."""
         keys = np.asarray(s1, dtype=np.int64) * self.n2 + np.asarray(s2, dtype=np.int64)
-        pos = np.searchsorted(self.keys, keys)
-        pos = np.minimum(pos, max(self.keys.size - 1, 0))
-        found = self.keys.size > 0
-        hit = (self.keys[pos] == keys) if found else np.zeros(keys.shape, bool)
-        return np.where(hit, self.values[pos] if found else 0.0, 0.0)
+        if self.keys.size == 0:
+            return np.full(keys.shape, -1, np.int64)
+        pos = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+        return np.where(self.keys[pos] == keys, pos, -1)
+
+    def at(self, pos: np.ndarray) -> np.ndarray:
+        return np.where(pos >= 0, self.values[np.maximum(pos, 0)] if self.values.size else 0.0,
+                        0.0)
+
+    def __call__(self, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+        return self.at(self.positions(s1, s2))
 
 
 def plan_from_distribution(plans: list[np.ndarray], distribution) -> np.ndarray:
@@ -238,87 +253,122 @@ def _join(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def trigger_gains(sf: SequenceForm, plan, player: int, kind: str) -> tuple[np.ndarray, list[str]]:
     """Gain of every trigger of ``player`` (``kind`` ``"efce"``, ``"efcce"`` or ``"nfcce"``).
 
-    Returns the gains and the triggers' labels (see module docstring for the recursion).
+    Returns the gains and the triggers' labels (see module docstring for the recursion). To
+    measure many plans of one game, build a :class:`TriggerGains` once.
     """
-    if sf.num_players != 2:
-        raise InvalidGameError(f"{sf.game.name}: correlation plans are defined here for two "
-                               f"players, the game has {sf.num_players}")
-    xi = _PlanLookup(plan_matrix(sf, plan))
-    p = sf.players[player]
-    n, m = p.num_sequences, p.num_infosets
-    seq_infoset, anc, infoset_parent, infoset_depth = _own_tree(sf, player)
-    anc_infoset = np.where(anc >= 0, seq_infoset[np.maximum(anc, 0)], -1)
-    labels_seq = sf.sequence_labels(player)
-    # triggers: scope information set (m = whole game), conditioning sequence, obedience by sequence
-    if kind == "efce":
-        trig_seq = np.arange(1, n)
-        scope, cond = p.seq_infoset[1:].astype(np.int64), trig_seq
-        names = [labels_seq[s] for s in trig_seq]
-    elif kind == "efcce":
-        scope = np.arange(m)
-        cond = p.infoset_parent_seq.astype(np.int64)
-        names = list(p.infoset_labels)
-    elif kind == "nfcce":
-        scope, cond = np.array([m]), np.array([0])
-        names = ["(whole game)"]
-    else:
-        raise InvalidGameError(f"unknown trigger kind {kind!r}")
-    T = scope.size
-    if T == 0:
-        return np.zeros(0), []
-    own = sf.terminal_sequences[:, player]
-    opp = sf.terminal_sequences[:, 1 - player]
-    weight = sf.terminal_chance * sf.terminal_payoffs[:, player]
+    gains = TriggerGains(sf, player, kind)
+    return gains(plan), gains.names
 
-    def xi_of(own_seq, opp_seq):
-        return xi(own_seq, opp_seq) if player == 0 else xi(opp_seq, own_seq)
 
-    # every (trigger, own sequence in its scope): the nodes of the bottom-up recursion
-    s_all = np.repeat(np.arange(n), anc.shape[1])
-    j_all = anc_infoset.ravel()
-    keep = j_all >= 0
-    s_all, j_all = s_all[keep], j_all[keep]
-    ti, ri = _join(scope, j_all)
-    node_t, node_s = ti, s_all[ri]
-    node_key = node_t * n + node_s
-    order = np.argsort(node_key)
-    node_t, node_s, node_key = node_t[order], node_s[order], node_key[order]
-    total = np.zeros(node_key.size)
-    # leaves: g_t[σ_i(z)] += w_z ξ[c_t ⊕ σ_{-i}(z)] for every trigger whose scope z passes
-    z_all = np.repeat(np.arange(own.size), anc.shape[1])
-    jz = anc_infoset[own].ravel()
-    keep = jz >= 0
-    z_all, jz = z_all[keep], jz[keep]
-    ti, ri = _join(scope, jz)
-    zz = z_all[ri]
-    contrib = weight[zz] * xi_of(cond[ti], opp[zz])
-    np.add.at(total, np.searchsorted(node_key, ti * n + own[zz]), contrib)
-    # bottom-up: best[t, j'] = max over the sequences of j'; add to the parent sequence's node
-    node_j = seq_infoset[node_s]
-    group_key = node_t * (m + 1) + node_j
-    groups, group_of_node = np.unique(group_key, return_inverse=True)
-    group_t, group_j = groups // (m + 1), groups % (m + 1)
-    best = np.full(groups.size, -np.inf)
-    node_depth = infoset_depth[node_j]
-    group_depth = infoset_depth[group_j]
-    for d in range(int(node_depth.max()), -2, -1):
-        mask = node_depth == d
-        np.maximum.at(best, group_of_node[mask], total[mask])
-        up = np.flatnonzero((group_depth == d) & (group_j != scope[group_t]))
-        if up.size:
-            parent_key = group_t[up] * n + infoset_parent[group_j[up]]
-            np.add.at(total, np.searchsorted(node_key, parent_key), best[up])
-    deviation = best[np.searchsorted(groups, np.arange(T) * (m + 1) + scope)]
-    # obedience: the leaves where obeying the trigger's recommendation reaches
-    obey_value = weight * xi(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
-    if kind == "efce":
-        za = np.repeat(np.arange(own.size), anc.shape[1])
-        sa = anc[own].ravel()
-        keep = sa >= 1
-        obey = np.bincount(sa[keep] - 1, weights=obey_value[za[keep]], minlength=T)
-    else:
-        obey = np.bincount(ti, weights=obey_value[zz], minlength=T)
-    return deviation - obey, names
+class TriggerGains:
+    """The trigger gains of one player as a reusable evaluator: everything that depends only on
+    the game (the (trigger, leaf) incidences, the bottom-up order) is computed once, and each
+    call reads the plan's values (module docstring). The positions of the queried pairs are
+    kept while successive plans have the same sparsity pattern."""
+
+    def __init__(self, sf: SequenceForm, player: int, kind: str):
+        if sf.num_players != 2:
+            raise InvalidGameError(f"{sf.game.name}: correlation plans are defined here for two "
+                                   f"players, the game has {sf.num_players}")
+        self.sf, self.player, self.kind = sf, player, kind
+        p = sf.players[player]
+        n, m = p.num_sequences, p.num_infosets
+        seq_infoset, anc, infoset_parent, infoset_depth = _own_tree(sf, player)
+        anc_infoset = np.where(anc >= 0, seq_infoset[np.maximum(anc, 0)], -1)
+        labels_seq = sf.sequence_labels(player)
+        if kind == "efce":
+            trig_seq = np.arange(1, n)
+            scope, cond = p.seq_infoset[1:].astype(np.int64), trig_seq
+            self.names = [labels_seq[s] for s in trig_seq]
+        elif kind == "efcce":
+            scope = np.arange(m)
+            cond = p.infoset_parent_seq.astype(np.int64)
+            self.names = list(p.infoset_labels)
+        elif kind == "nfcce":
+            scope, cond = np.array([m]), np.array([0])
+            self.names = ["(whole game)"]
+        else:
+            raise InvalidGameError(f"unknown trigger kind {kind!r}")
+        self.scope, self.cond = scope, cond
+        T = self.num_triggers = scope.size
+        if T == 0:
+            return
+        own = sf.terminal_sequences[:, player].astype(np.int64)
+        opp = sf.terminal_sequences[:, 1 - player].astype(np.int64)
+        self.weight = sf.terminal_chance * sf.terminal_payoffs[:, player]
+        # every (trigger, own sequence in its scope): the nodes of the bottom-up recursion
+        s_all = np.repeat(np.arange(n), anc.shape[1])
+        j_all = anc_infoset.ravel()
+        keep = j_all >= 0
+        ti, ri = _join(scope, j_all[keep])
+        node_key = np.sort(ti * n + s_all[keep][ri])
+        node_t, node_s = node_key // n, node_key % n
+        self.num_nodes = node_key.size
+        # leaves: g_t[σ_i(z)] += w_z ξ[c_t ⊕ σ_{-i}(z)] for every trigger whose scope z passes
+        z_all = np.repeat(np.arange(own.size), anc.shape[1])
+        jz = anc_infoset[own].ravel()
+        keep = jz >= 0
+        z_all, jz = z_all[keep], jz[keep]
+        ti, ri = _join(scope, jz)
+        zz = z_all[ri]
+        self.leaf_t, self.leaf_z = ti, zz
+        self.leaf_node = np.searchsorted(node_key, ti * n + own[zz])
+        self.query = (cond[ti], opp[zz]) if player == 0 else (opp[zz], cond[ti])
+        # bottom-up: best[t, j'] = max over the sequences of j'; added to the parent sequence's node
+        node_j = seq_infoset[node_s]
+        groups, group_of_node = unique(node_t * (m + 1) + node_j, return_inverse=True)
+        group_t, group_j = groups // (m + 1), groups % (m + 1)
+        node_depth = infoset_depth[node_j]
+        group_depth = infoset_depth[group_j]
+        self.num_groups = groups.size
+        self.steps = []
+        for d in range(int(node_depth.max()), -2, -1):
+            nodes = np.flatnonzero(node_depth == d)
+            nodes = nodes[np.argsort(group_of_node[nodes], kind="stable")]
+            g = group_of_node[nodes]
+            starts = np.flatnonzero(np.concatenate([[True], g[1:] != g[:-1]])) if g.size \
+                else np.zeros(0, np.int64)
+            up = np.flatnonzero((group_depth == d) & (group_j != scope[group_t]))
+            parent = np.searchsorted(node_key, group_t[up] * n + infoset_parent[group_j[up]])
+            self.steps.append((nodes, starts, g[starts] if g.size else g, up, parent))
+        self.deviation_group = np.searchsorted(groups, np.arange(T) * (m + 1) + scope)
+        # obedience: the leaves where obeying the trigger's recommendation reaches
+        if kind == "efce":
+            za = np.repeat(np.arange(own.size), anc.shape[1])
+            sa = anc[own].ravel()
+            keep = sa >= 1
+            self.obey_t, self.obey_z = sa[keep] - 1, za[keep]
+        else:
+            self.obey_t, self.obey_z = ti, zz
+        self.leaf_pairs = (sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
+        self._pattern = None
+
+    def _lookup(self, plan) -> tuple[np.ndarray, np.ndarray]:
+        xi = _PlanLookup(plan_matrix(self.sf, plan))
+        cached = self._pattern
+        if cached is None or cached[0].size != xi.keys.size \
+                or not np.array_equal(cached[0], xi.keys):
+            cached = (xi.keys, xi.positions(*self.query), xi.positions(*self.leaf_pairs))
+            self._pattern = cached
+        return xi.at(cached[1]), xi.at(cached[2])
+
+    def __call__(self, plan) -> np.ndarray:
+        """The gain of every trigger against ``plan`` (any form :func:`plan_matrix` takes)."""
+        if self.num_triggers == 0:
+            return np.zeros(0)
+        recommended, at_leaves = self._lookup(plan)
+        total = np.bincount(self.leaf_node, weights=self.weight[self.leaf_z] * recommended,
+                            minlength=self.num_nodes)
+        best = np.full(self.num_groups, -np.inf)
+        for nodes, starts, groups, up, parent in self.steps:
+            if nodes.size:
+                best[groups] = np.maximum.reduceat(total[nodes], starts)
+            if up.size:
+                total += np.bincount(parent, weights=best[up], minlength=self.num_nodes)
+        deviation = best[self.deviation_group]
+        obey = np.bincount(self.obey_t, weights=(self.weight * at_leaves)[self.obey_z],
+                           minlength=self.num_triggers)
+        return deviation - obey
 
 
 def _plan_gap(sf: SequenceForm, plan, kind: str) -> CorrelatedGap:
@@ -376,7 +426,9 @@ def plan_residual(sf: SequenceForm, plan) -> float:
             continue
         own = sf.terminal_sequences[:, i]
         opp = sf.terminal_sequences[:, o]
-        pairs = np.unique(np.stack([own, opp], axis=1), axis=0)
+        nn = q.num_sequences
+        pk = unique(own.astype(np.int64) * nn + opp)
+        pairs = np.stack([pk // nn, pk % nn], axis=1)
         inf_i = np.where(anc_i >= 0, seq_inf_i[np.maximum(anc_i, 0)], -1)[pairs[:, 0]]
         inf_o = np.where(anc_o >= 0, seq_inf_o[np.maximum(anc_o, 0)], -1)[pairs[:, 1]]
         # (leaf pair, own real infoset j) × (opponent infoset on the path, each of its actions)
@@ -385,14 +437,14 @@ def plan_residual(sf: SequenceForm, plan) -> float:
         li, ro = _join(zi, zo)
         j = inf_i[zi[li], di[li]]
         jo = inf_o[zo[ro], do[ro]]
-        keys = np.unique(j.astype(np.int64) * (mo + 1) + jo)
+        keys = unique(j.astype(np.int64) * (mo + 1) + jo)
         j, jo = keys // (mo + 1), keys % (mo + 1)
         counts = np.where(jo == mo, 1, np.concatenate([q.infoset_num_actions, [1]])[jo])
         first = np.where(jo == mo, 0, np.concatenate([q.infoset_first_seq, [0]])[jo])
         jr = np.repeat(j, counts)
         tau = np.repeat(first, counts) + (np.arange(counts.sum())
                                            - np.repeat(np.cumsum(counts) - counts, counts))
-        rows = np.unique(jr * q.num_sequences + tau)
+        rows = unique(jr * q.num_sequences + tau)
         jr, tau = rows // q.num_sequences, rows % q.num_sequences
         na = p.infoset_num_actions[jr]
         seqs = np.repeat(p.infoset_first_seq[jr], na) + (

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.analysis.correlated_gaps import efce_gap, trigger_gains
+from lpgame.analysis.correlated_gaps import TriggerGains, efce_gap
 from lpgame.compile import compile_game
 from lpgame.equilibria.correlated import (
     OBJECTIVE_OPTION,
@@ -269,6 +269,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     leaf_pos = space.index(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
     c = np.bincount(leaf_pos, weights=sf.terminal_chance * (payoffs @ w), minlength=space.num_pairs)
     forests = [trigger_forest(sf, space, i, scale) for i in range(2)]
+    checkers = [TriggerGains(sf, i, "efce") for i in range(2)]     # independent of the learner
     built = time.perf_counter()
 
     mediator = LocalRegretMinimisers(chain, regret_minimiser)
@@ -304,7 +305,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
         elapsed = time.perf_counter() - start
         out_of_time = time_limit is not None and elapsed >= time_limit
         if t in checks or out_of_time or t == iterations:
-            point = _checkpoint(sf, space, chain, forests, c, scale, lam, xi_sum / weight_sum,
+            point = _checkpoint(checkers, space, chain, forests, c, scale, lam, xi_sum / weight_sum,
                                 [[s / weight_sum for s in x_sums], xs], t, elapsed,
                                 history[-1].upper_bound if history else np.inf)
             history.append(point)
@@ -360,14 +361,13 @@ def _schedule(iterations: int, check_every: int | None) -> list[int]:
     return out
 
 
-def _checkpoint(sf, space, chain, forests, c, scale, lam, xi_bar, deviator_points, t, elapsed,
-                bound: float) -> Checkpoint:
+def _checkpoint(checkers, space, chain, forests, c, scale, lam, xi_bar, deviator_points, t,
+                elapsed, bound: float) -> Checkpoint:
     """Measure the averaged plan: its objective, its independent EFCE gap, and the Lagrangian
     bound, the smallest of ``bound`` (earlier checkpoints) and max_{ξ∈Ξ} L(ξ, x) at each of the
     given deviator points (averages, last iterates): each is ≥ the optimum for any λ ≥ 0."""
     matrix = space.as_matrix(xi_bar)
-    gap = max(0.0, max(float(trigger_gains(sf, matrix, i, "efce")[0].max(initial=0.0))
-                       for i in range(2)))
+    gap = max(0.0, max(float(check(matrix).max(initial=0.0)) for check in checkers))
     P = space.num_pairs
     for xs in deviator_points:
         grad = np.zeros(chain.num_entries)

@@ -46,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.errors import LpgameError
+from lpgame.sorted_keys import unique
 
 REGRET_MINIMISERS = ("drm", "prm+")
 
@@ -141,14 +142,14 @@ class ScaledExtensionChain:
         self.level_steps = []
         for d in range(self.num_levels):
             slot = np.flatnonzero(slot_level == d)
-            split = np.unique(self.slot_split[slot])
+            split = unique(self.slot_split[slot])
             start = np.searchsorted(slot, self.split_first[split])
             sidx = np.flatnonzero(sum_level == d)
             part = sp.coo_array(sums[sidx]) if sidx.size else None
             cols = part.col.astype(np.int64) if part is not None else np.zeros(0, np.int64)
             rows = part.row.astype(np.int64) if part is not None else np.zeros(0, np.int64)
             self.level_steps.append(_Level(slot, split, start, self.sum_target[sidx], cols, rows,
-                                           np.unique(cols).size == cols.size))
+                                           unique(cols).size == cols.size))
 
     # ------------------------------------------------------------------ passes
     def uniform(self) -> np.ndarray:
