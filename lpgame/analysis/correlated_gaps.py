@@ -332,6 +332,11 @@ class TriggerGains:
             parent = np.searchsorted(node_key, group_t[up] * n + infoset_parent[group_j[up]])
             self.steps.append((nodes, starts, g[starts] if g.size else g, up, parent))
         self.deviation_group = np.searchsorted(groups, np.arange(T) * (m + 1) + scope)
+        self.group_t = group_t
+        self.group_parent = np.full(groups.size, -1, np.int64)      # scope groups: −1
+        for _, _, _, up, parent in self.steps:
+            self.group_parent[up] = parent
+        self.node_key = node_key
         # obedience: the leaves where obeying the trigger's recommendation reaches
         if kind == "efce":
             za = np.repeat(np.arange(own.size), anc.shape[1])
@@ -370,6 +375,52 @@ class TriggerGains:
                            minlength=self.num_triggers)
         return deviation - obey
 
+    def deviator_point(self, deviate, continuation) -> tuple[np.ndarray, np.ndarray]:
+        """A point e·(1, y) of every trigger's deviation set co{0, 𝒬_{⪰j}} (Farina 2023, (10.2))
+        rebuilt from any candidate, so that a bound computed from it does not rest on the
+        candidate's feasibility: e = max(``deviate``, 0) per trigger; at every decision node at
+        or below the scope the local behaviour is ``continuation``'s [t, j'a] / Σ_a [t, j'a]
+        (uniform where that sum is not positive), and y is rebuilt from the top: y[t, ja] =
+        e_t·b(ja) at the scope j, y[t, j'a] = y[t, p_{j'}]·b(j'a) below. ``continuation``: a
+        (triggers × sequences) array, dense or sparse. Returns (e, y on the (trigger, sequence)
+        nodes)."""
+        T, n = self.num_triggers, self.sf.num_sequences(self.player)
+        e = np.maximum(np.asarray(deviate, dtype=float).ravel(), 0.0)
+        if e.size != T:
+            raise StrategyError(f"player {self.player + 1}: {e.size} deviation weights for "
+                                f"{T} triggers")
+        y_in = _PlanLookup(sp.csr_array(continuation) if sp.issparse(continuation)
+                           else sp.csr_array(np.asarray(continuation, dtype=float)))
+        if y_in.n2 != n:
+            raise StrategyError(f"player {self.player + 1}: continuations over {y_in.n2} "
+                                f"sequences, the player has {n}")
+        raw = np.maximum(y_in(self.node_key // n, self.node_key % n), 0.0)
+        y = np.zeros(self.num_nodes)
+        for nodes, starts, groups, _, _ in reversed(self.steps):
+            if nodes.size == 0:
+                continue
+            vals = raw[nodes]
+            total = np.add.reduceat(vals, starts)
+            count = np.diff(np.append(starts, nodes.size))
+            rep = np.repeat(np.arange(starts.size), count)
+            b = np.where(total[rep] > 0, vals / np.where(total[rep] > 0, total[rep], 1.0),
+                         1.0 / count[rep])
+            parent = self.group_parent[groups]
+            mass = np.where(parent >= 0, y[np.maximum(parent, 0)], e[self.group_t[groups]])
+            y[nodes] = mass[rep] * b
+        return e, y
+
+    def transpose(self, deviate: np.ndarray, y: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Σ_t A_t x_t as entries (σ1, σ2, value) (duplicates to be summed): the coefficient of
+        each pair in Σ_t gain_t for the deviator points (e, y) of :meth:`deviator_point`,
+        i.e. Σ_t (y_t · g_t(ξ) − e_t · obey_t(ξ)) = Σ value·ξ[σ1, σ2]."""
+        dev = self.weight[self.leaf_z] * y[self.leaf_node]
+        obey = -deviate[self.obey_t] * self.weight[self.obey_z]
+        s1 = np.concatenate([self.query[0], self.leaf_pairs[0][self.obey_z]])
+        s2 = np.concatenate([self.query[1], self.leaf_pairs[1][self.obey_z]])
+        return s1, s2, np.concatenate([dev, obey])
+
 
 def _plan_gap(sf: SequenceForm, plan, kind: str) -> CorrelatedGap:
     matrix = plan_matrix(sf, plan)
@@ -403,58 +454,219 @@ def nfcce_gap(sf: SequenceForm, plan) -> CorrelatedGap:
     return _plan_gap(sf, plan, "nfcce")
 
 
+def vsf_rows(sf: SequenceForm, player: int) -> tuple[np.ndarray, np.ndarray]:
+    """The von Stengel–Forges rows Σ_a ξ[ja, τ] = ξ[p_j, τ] of ``player``'s information sets j
+    (Farina 2023, Def. 9.3): every (j, τ) with τ = ∅, or τ's information set and j both on the
+    path to some leaf. Returns (j, τ), sorted by j·|Σ_other| + τ."""
+    i, o = player, 1 - player
+    p, q = sf.players[i], sf.players[o]
+    seq_inf_i, anc_i, _, _ = _own_tree(sf, i)
+    seq_inf_o, anc_o, _, _ = _own_tree(sf, o)
+    mi, mo = p.num_infosets, q.num_infosets
+    if mi == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    own = sf.terminal_sequences[:, i]
+    opp = sf.terminal_sequences[:, o]
+    nn = q.num_sequences
+    pk = unique(own.astype(np.int64) * nn + opp)
+    pairs = np.stack([pk // nn, pk % nn], axis=1)
+    inf_i = np.where(anc_i >= 0, seq_inf_i[np.maximum(anc_i, 0)], -1)[pairs[:, 0]]
+    inf_o = np.where(anc_o >= 0, seq_inf_o[np.maximum(anc_o, 0)], -1)[pairs[:, 1]]
+    # (leaf pair, own real infoset j) × (opponent infoset on the path, each of its actions)
+    zi, di = np.nonzero((inf_i >= 0) & (inf_i < mi))
+    zo, do = np.nonzero(inf_o >= 0)
+    li, ro = _join(zi, zo)
+    j = inf_i[zi[li], di[li]]
+    jo = inf_o[zo[ro], do[ro]]
+    keys = unique(j.astype(np.int64) * (mo + 1) + jo)
+    j, jo = keys // (mo + 1), keys % (mo + 1)
+    counts = np.where(jo == mo, 1, np.concatenate([q.infoset_num_actions, [1]])[jo])
+    first = np.where(jo == mo, 0, np.concatenate([q.infoset_first_seq, [0]])[jo])
+    jr = np.repeat(j, counts)
+    tau = np.repeat(first, counts) + (np.arange(counts.sum())
+                                       - np.repeat(np.cumsum(counts) - counts, counts))
+    rows = unique(jr * nn + tau)
+    return rows // nn, rows % nn
+
+
 def plan_residual(sf: SequenceForm, plan) -> float:
     """Largest violation of the von Stengel–Forges constraints (Farina 2023, Def. 9.3) by ξ.
 
     Checked on every pair (information set j of one player, sequence τ of the other) that lies on
-    a common path (τ = ∅, or τ's information set and j both on the path to some leaf): the
-    relevant pairs' rows |Σ_a ξ[ja, τ] − ξ[p_j, τ]|, plus |ξ[∅, ∅] − 1| and negative entries.
+    a common path (τ = ∅, or τ's information set and j both on the path to some leaf; see
+    :func:`vsf_rows`): |Σ_a ξ[ja, τ] − ξ[p_j, τ]|, plus |ξ[∅, ∅] − 1| and negative entries.
     """
     matrix = plan_matrix(sf, plan)
     xi = _PlanLookup(matrix)
     worst = abs(float(xi(np.array([0]), np.array([0]))[0]) - 1.0)
     if matrix.nnz:
         worst = max(worst, -float(min(matrix.data.min(), 0.0)))
-    trees = [_own_tree(sf, i) for i in range(2)]
     for i in range(2):
-        o = 1 - i
-        p, q = sf.players[i], sf.players[o]
-        seq_inf_i, anc_i, _, _ = trees[i]
-        seq_inf_o, anc_o, _, _ = trees[o]
-        mi, mo = p.num_infosets, q.num_infosets
-        if mi == 0:
+        p = sf.players[i]
+        jr, tau = vsf_rows(sf, i)
+        if jr.size == 0:
             continue
-        own = sf.terminal_sequences[:, i]
-        opp = sf.terminal_sequences[:, o]
-        nn = q.num_sequences
-        pk = unique(own.astype(np.int64) * nn + opp)
-        pairs = np.stack([pk // nn, pk % nn], axis=1)
-        inf_i = np.where(anc_i >= 0, seq_inf_i[np.maximum(anc_i, 0)], -1)[pairs[:, 0]]
-        inf_o = np.where(anc_o >= 0, seq_inf_o[np.maximum(anc_o, 0)], -1)[pairs[:, 1]]
-        # (leaf pair, own real infoset j) × (opponent infoset on the path, each of its actions)
-        zi, di = np.nonzero((inf_i >= 0) & (inf_i < mi))
-        zo, do = np.nonzero(inf_o >= 0)
-        li, ro = _join(zi, zo)
-        j = inf_i[zi[li], di[li]]
-        jo = inf_o[zo[ro], do[ro]]
-        keys = unique(j.astype(np.int64) * (mo + 1) + jo)
-        j, jo = keys // (mo + 1), keys % (mo + 1)
-        counts = np.where(jo == mo, 1, np.concatenate([q.infoset_num_actions, [1]])[jo])
-        first = np.where(jo == mo, 0, np.concatenate([q.infoset_first_seq, [0]])[jo])
-        jr = np.repeat(j, counts)
-        tau = np.repeat(first, counts) + (np.arange(counts.sum())
-                                           - np.repeat(np.cumsum(counts) - counts, counts))
-        rows = unique(jr * q.num_sequences + tau)
-        jr, tau = rows // q.num_sequences, rows % q.num_sequences
         na = p.infoset_num_actions[jr]
         seqs = np.repeat(p.infoset_first_seq[jr], na) + (
             np.arange(na.sum()) - np.repeat(np.cumsum(na) - na, na))
         taus = np.repeat(tau, na)
         vals = xi(seqs, taus) if i == 0 else xi(taus, seqs)
-        sums = np.add.reduceat(vals, np.concatenate([[0], np.cumsum(na)[:-1]])) if vals.size \
-            else np.zeros(0)
+        sums = np.add.reduceat(vals, np.concatenate([[0], np.cumsum(na)[:-1]]))
         parent = p.infoset_parent_seq[jr]
         parents = xi(parent, tau) if i == 0 else xi(tau, parent)
-        if sums.size:
-            worst = max(worst, float(np.abs(sums - parents).max()))
+        worst = max(worst, float(np.abs(sums - parents).max()))
     return worst
+
+
+# ---------------------------------------------------------------------------------------- upper bound
+@dataclass
+class CertifiedBound:
+    """A certified upper bound on the optimal EFCE objective (see :class:`LagrangianBound`)."""
+
+    value: float            # the bound: y_root + correction
+    dual_value: float       # y_root (the maximiser's claimed max of the Lagrangian)
+    correction: float       # Σ max(0, g − Mᵀy): what the dual vector fails to cover
+    multiplier: float
+    method: str             # "dual" (a given dual vector) or "lp" (HiGHS over V, its duals)
+    ignored_rows: int = 0   # dual entries naming rows that are not von Stengel–Forges rows
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "dual_value": self.dual_value,
+                "correction": self.correction, "lambda": self.multiplier,
+                "method": self.method, "ignored_rows": self.ignored_rows}
+
+
+class LagrangianBound:
+    """Weak duality of the Lagrangian (Farina 2023, eq. (10.3)) as a certificate.
+
+    For any λ ≥ 0 and any deviator points x_{i,σ̂} ∈ 𝒬_{i,σ̂} = co{0, 𝒬_{i,⪰j}}, every EFCE ξ
+    has ξᵀA_{i,σ̂}x_{i,σ̂} ≤ 0 (its trigger gains are ≤ 0), so
+
+        OPT ≤ max_{ξ ∈ Ξ} L(ξ) = max_{ξ ∈ Ξ} gᵀξ,   g = c − λ Σ_i Σ_σ̂ A_{i,σ̂} x_{i,σ̂}.
+
+    Ξ ⊆ S = {ξ : Mξ = e_0, 0 ≤ ξ ≤ 1}, M the von Stengel–Forges rows (:func:`vsf_rows`) and
+    the root row ξ[∅, ∅] = 1 (every pair's entry of a distribution's plan is a probability). For
+    any vector y over M's rows, LP duality over S gives max_S gᵀξ ≤ y_root + Σ_pairs
+    max(0, g − Mᵀy). That is the certified value: it holds for *every* y, so a wrong or inexact
+    y (from a learner's dynamic programme, or HiGHS's duals) only loosens it.
+
+    In triangle-free games S's projection on the relevant pairs is 𝒱 = Ξ (Thms 9.3–9.5) and the
+    bound can close on the optimum (strong LP duality for the optimal-EFCE LP); in games with a
+    triangle it is an upper bound on max over 𝒱 ⊇ Ξ, which can stay above the optimum.
+
+    Everything here is computed from the game's leaves (payoffs, chance) by this module's own
+    code; the deviator points are rebuilt by :meth:`TriggerGains.deviator_point`.
+    """
+
+    def __init__(self, sf: SequenceForm, kind: str = "efce",
+                 gains: list[TriggerGains] | None = None):
+        if sf.num_players != 2:
+            raise InvalidGameError(f"{sf.game.name}: correlation plans are defined here for two "
+                                   f"players, the game has {sf.num_players}")
+        self.sf = sf
+        self.gains = gains if gains is not None else [TriggerGains(sf, i, kind) for i in range(2)]
+        n1, n2 = sf.num_sequences(0), sf.num_sequences(1)
+        self.n2 = n2
+        key_parts = [np.zeros(1, np.int64),
+                     sf.terminal_sequences[:, 0].astype(np.int64) * n2 + sf.terminal_sequences[:, 1]]
+        for g in self.gains:
+            if g.num_triggers:
+                key_parts.append(g.query[0].astype(np.int64) * n2 + g.query[1])
+        rows, cols, vals = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [np.ones(1)]
+        row_entries = []
+        self.row_keys: list[np.ndarray] = []
+        self.row_offset: list[int] = []
+        offset = 1
+        for i in range(2):
+            p = self.sf.players[i]
+            n_other = (n2, n1)[i]
+            j, tau = vsf_rows(sf, i)
+            self.row_keys.append(j * n_other + tau)
+            na = p.infoset_num_actions[j]
+            r = np.repeat(np.arange(j.size), na)
+            loc = np.arange(int(na.sum())) - np.repeat(np.cumsum(na) - na, na)
+            own = np.concatenate([p.infoset_first_seq[j][r] + loc, p.infoset_parent_seq[j]])
+            other = np.concatenate([tau[r], tau])
+            k = own.astype(np.int64) * n2 + other if i == 0 else other * n2 + own
+            row_entries.append((offset + np.concatenate([r, np.arange(j.size)]), k,
+                                np.concatenate([np.ones(r.size), -np.ones(j.size)])))
+            key_parts.append(k)
+            self.row_offset.append(offset)
+            offset += j.size
+        self.keys = unique(np.concatenate(key_parts))
+        for r, k, v in row_entries:
+            rows.append(r)
+            cols.append(np.searchsorted(self.keys, k))
+            vals.append(v)
+        self.num_rows = offset
+        self.matrix = sp.csr_array((np.concatenate(vals), (np.concatenate(rows),
+                                                           np.concatenate(cols))),
+                                   shape=(offset, self.keys.size))
+        self.leaf_col = np.searchsorted(
+            self.keys, sf.terminal_sequences[:, 0].astype(np.int64) * n2 + sf.terminal_sequences[:, 1])
+        self._transpose_cols: list[np.ndarray | None] = [None, None]
+
+    @property
+    def num_pairs(self) -> int:
+        return int(self.keys.size)
+
+    def lagrangian(self, weights, multiplier: float, deviators) -> np.ndarray:
+        """g = c − λ Σ A x over this bound's pairs; ``deviators[i]`` = (deviate weights per
+        trigger, continuation (triggers × sequences)) of player i, rebuilt into the sets."""
+        if not float(multiplier) >= 0:
+            raise StrategyError(f"the multiplier λ must be ≥ 0 for weak duality; got {multiplier}")
+        w = np.asarray(weights, dtype=float)
+        sf = self.sf
+        g = np.bincount(self.leaf_col, weights=sf.terminal_chance * (sf.terminal_payoffs @ w),
+                        minlength=self.num_pairs)
+        for i, (check, dev) in enumerate(zip(self.gains, deviators)):
+            if check.num_triggers == 0:
+                continue
+            e, y = check.deviator_point(*dev)
+            s1, s2, v = check.transpose(e, y)
+            if self._transpose_cols[i] is None:
+                self._transpose_cols[i] = np.searchsorted(self.keys, s1.astype(np.int64) * self.n2 + s2)
+            g -= float(multiplier) * np.bincount(self._transpose_cols[i], weights=v,
+                                                 minlength=self.num_pairs)
+        return g
+
+    def certify(self, g: np.ndarray, root: float, rows: list[tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]]) -> tuple:
+        """(bound, correction, ignored): y_root + Σ max(0, g − Mᵀy) for the dual vector given as
+        the root's value and, per player, (information set j, other's sequence τ, value) rows."""
+        y = np.zeros(self.num_rows)
+        y[0] = float(root)
+        ignored = 0
+        for i, (j, tau, val) in enumerate(rows):
+            n_other = (self.n2, self.sf.num_sequences(0))[i]
+            keys = np.asarray(j, np.int64) * n_other + np.asarray(tau, np.int64)
+            pos = np.searchsorted(self.row_keys[i], keys)
+            pos_c = np.minimum(pos, max(self.row_keys[i].size - 1, 0))
+            ok = (self.row_keys[i].size > 0) & (self.row_keys[i][pos_c] == keys)
+            ignored += int((~ok).sum())
+            np.add.at(y, self.row_offset[i] + pos_c[ok], np.asarray(val, float)[ok])
+        slack = g - self.matrix.T @ y
+        correction = float(np.maximum(slack, 0.0).sum())
+        return float(root) + correction, correction, ignored
+
+    def bound(self, weights, multiplier: float, deviators, dual=None) -> CertifiedBound:
+        """The certified upper bound for (λ, x): with ``dual`` = (root value, rows) as in
+        :meth:`certify`, or, when ``dual`` is None, HiGHS's max over S and its dual values
+        (scipy's linprog; for small games)."""
+        g = self.lagrangian(weights, multiplier, deviators)
+        if dual is not None:
+            value, corr, ignored = self.certify(g, dual[0], dual[1])
+            return CertifiedBound(value, float(dual[0]), corr, float(multiplier), "dual", ignored)
+        from scipy.optimize import linprog
+
+        rhs = np.zeros(self.num_rows)
+        rhs[0] = 1.0
+        res = linprog(-g, A_eq=self.matrix, b_eq=rhs, bounds=(0.0, 1.0), method="highs")
+        if res.status != 0:
+            raise InvalidGameError(f"{self.sf.game.name}: HiGHS could not maximise the "
+                                   f"Lagrangian over the von Stengel–Forges polytope: {res.message}")
+        y = -np.asarray(res.eqlin.marginals)
+        slack = g - self.matrix.T @ y
+        correction = float(np.maximum(slack, 0.0).sum())
+        return CertifiedBound(float(y[0]) + correction, float(y[0]), correction,
+                              float(multiplier), "lp")
