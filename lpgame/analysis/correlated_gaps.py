@@ -28,9 +28,17 @@ recommendations is linear in y, so the best continuation is found bottom-up
   every recommendation).
 
 Each gap is max(0, largest gain). The per-trigger values are computed for all triggers at once,
-one vectorised step per depth of the player's tree. :func:`plan_residual` reports how far a plan is
-from the von Stengel–Forges polytope (Farina 2023, Def. 9.3), since a gap alone does not say that ξ
-is a correlation plan.
+one vectorised step per depth of the player's tree; :class:`TriggerGains` keeps the game's part of
+that computation to measure many plans (a learner's checkpoints). :func:`plan_residual` reports how
+far a plan is from the von Stengel–Forges polytope (Farina 2023, Def. 9.3), since a gap alone does
+not say that ξ is a correlation plan.
+
+**Upper bound on the optimal EFCE objective** (:class:`LagrangianBound`; weak duality of the
+Lagrangian, Farina 2023 eq. (10.3)). For any λ ≥ 0 and deviator points x_{i,σ̂} of the sets
+co{0, 𝒬_{i,⪰j}}, OPT ≤ max_{ξ∈Ξ} cᵀξ − λ Σ ξᵀA_{i,σ̂}x_{i,σ̂}, because an EFCE has every trigger
+gain ξᵀA x ≤ 0. The deviator points are rebuilt into their sets from whatever is given; the max
+is bounded over S = {Mξ = e_0, 0 ≤ ξ ≤ 1} ⊇ Ξ (M: the von Stengel–Forges rows) by any dual vector
+y, as y_root + Σ max(0, g − Mᵀy), so neither the points nor the maximiser need to be trusted.
 """
 
 from __future__ import annotations

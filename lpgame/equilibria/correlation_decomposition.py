@@ -21,9 +21,15 @@ as relevant pairs, so the loop here takes those (the others are centres or leave
 filled by their own I). A game that is not triangle-free is refused, and the build checks that
 every relevant pair is filled once.
 
-The recursion visits each relevant pair a constant number of times, in Python (the decomposition
-is a recursive walk of the pairs, built once); the learning iterations on the chain are vectorised
-(:mod:`lpgame.equilibria.scaled_extension`).
+:func:`correlation_chain` runs the recursion breadth-first: all calls of one depth are rows of
+integer arrays (Decompose (σ1, σ2), FillOutRow (σ1, σ2, j1), FillOutColumn (σ1, σ2, j2)), and a
+frontier is expanded with sort-merge joins (children of a sequence from a CSR grouping, j1 ⇌ j2 by
+binary search in the sorted connected pairs, each star's centre from the ranks counted once per
+(j, parent of the other's information set)). The number of numpy steps is the depth of the
+recursion, not the number of pairs: S2254's 13.3 M relevant pairs are filled without a Python
+loop over them (the recursive walk, kept as :func:`correlation_chain_recursive` for the tests,
+took 52 s on B2323's 3.9 M pairs against 18 s, loaded). The learning iterations on the chain are
+vectorised too (:mod:`lpgame.equilibria.scaled_extension`).
 """
 
 from __future__ import annotations
@@ -251,9 +257,8 @@ class _ChainParts:
 
 
 def correlation_chain_recursive(space: CorrelationPlanSpace) -> ScaledExtensionChain:
-    """The chain of splits and sums whose points are the plans of 𝒱 = Ξ, indexed like
-    ``space.pairs`` (module docstring). Raises InvalidGameError when the game is not
-    triangle-free (then 𝒱 ≠ Ξ in general and no such chain of this form exists)."""
+    """Algorithm 9.3 as the thesis writes it, a recursive walk of the pairs in Python: the
+    reference that :func:`correlation_chain` (breadth-first, vectorised) is tested against."""
     triangle = space.triangle()
     if triangle is not None:
         raise InvalidGameError(

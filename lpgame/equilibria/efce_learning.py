@@ -39,6 +39,19 @@ last iterates. A run that reaches its iteration or
 time limit returns the checkpoint plan with the smallest max(gap, slack), labelled with its
 status and its measured gap.
 
+**Certified interval.** At the end, the (λ, deviator points) of the smallest U are handed to
+:class:`lpgame.analysis.correlated_gaps.LagrangianBound`, which rebuilds the points into their sets,
+computes g = c − λ Σ A x from the game's leaves, and checks a dual vector of the von Stengel–Forges
+rows: the chain's dynamic programme read as one (:func:`chain_dual`; each split and sum of
+Algorithm 9.3 is one row), its shortfall added. The result is the interval
+[cᵀξ̄ of the returned plan, certified U] (``extra["bound_interval"]``, width relative to R in
+``extra["relative_interval_width"]``): U ≥ OPT is certified; cᵀξ̄ is the objective of a plan whose
+EFCE gap is the measured one (it may exceed OPT by what that gap buys). In a game with a triangle
+the bound is HiGHS's max over 𝒱 ⊇ Ξ (small games only): still ≥ OPT, but it may not close.
+
+The forests hold Σ p_c u_i / R (not the LP's power-of-two scaling), so λ is in units of the payoff
+range as documented.
+
 **More than two players.** The thesis's three-player rows (D32, K35, GL33, L3132, L3133, L3223 of
 Table 10.1) use the correlation-plan representation of Zhang, Farina, Celli & Sandholm (EC 2022),
 which the thesis cites but does not write out (notes §1.8 "n players"); it cannot be reconstructed
@@ -347,6 +360,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
             status = "time_limit"
             break
     learned = time.perf_counter()
+    # the regrets and sums are not needed any more: free them before the certificate's arrays
+    del mediator, deviators, xi_sum, x_sums
     certificate = certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_point,
                                   triangle_free, max_lp_pairs)
     return _result(sf, space, chain, forests, best, history, status, objective, w, scale, t,
