@@ -101,6 +101,9 @@ LAMBDA_SCHEDULES = ("adaptive", "fixed", "growing")
 DEFAULT_MULTIPLIER = 10.0
 MAX_LISTED_PLAN_ENTRIES = 20_000
 DEFAULT_MAX_LP_PAIRS = 200_000
+LAMBDA_SEARCH = (-3, -2, -1, 0, 1, 2, 3)
+"""The certified bound is evaluated at λ·2^k for these k (same deviator points) and the smallest
+is certified: each is a valid bound, and U(λ) is convex in λ."""
 """Games with a triangle: the largest number of pairs for which the upper bound is certified by
 HiGHS over 𝒱 (triangle-free games use the chain's dual, at any size)."""
 
@@ -426,8 +429,17 @@ def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_poin
     bound = LagrangianBound(sf, gains=checkers)
     deviators = [f.deviators(x) for f, x in zip(forests, xs)]
     if triangle_free:
+        # the bound is convex in λ for fixed x: try λ·2^k and certify the smallest
+        penalty = sum(f.penalty(x) for f, x in zip(forests, xs))
         grad = np.zeros(chain.num_entries)
-        grad[:space.num_pairs] = c / scale - lam * sum(f.penalty(x) for f, x in zip(forests, xs))
+        best = None
+        for k in LAMBDA_SEARCH:
+            grad[:space.num_pairs] = c / scale - lam * 2.0 ** k * penalty
+            value = chain.best_value(grad)
+            if best is None or value < best[0]:
+                best = (value, lam * 2.0 ** k)
+        lam = best[1]
+        grad[:space.num_pairs] = c / scale - lam * penalty
         dual = chain_dual(space, chain, grad, scale)
         cert = bound.bound(w, lam, deviators, dual)
         over = "Ξ = 𝒱 (triangle-free)"
