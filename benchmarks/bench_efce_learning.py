@@ -38,6 +38,7 @@ the rows whose games are not in the catalog are listed with the reason they are 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -153,6 +154,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="skip the LP above this many relevant pairs")
     parser.add_argument("--memory-gib", type=float, default=12.0,
                         help="address-space cap of each child, GiB")
+    parser.add_argument("--json", default="", help="also write every row's data (with the "
+                        "checkpoint history) to this JSON file")
     parser.add_argument("--minimiser", default="drm", choices=("drm", "prm+"))
     parser.add_argument("--multiplier", type=float, default=10.0)
     args = parser.parse_args(argv)
@@ -166,6 +169,7 @@ def main(argv: list[str] | None = None) -> None:
     print(header)
     print("-" * len(header))
     objectives = args.objectives.split(",")
+    dump: list[dict] = []
     for label, name, params, one, tenth in INSTANCES:
         if args.only.lower() not in label.lower():
             continue
@@ -179,6 +183,11 @@ def main(argv: list[str] | None = None) -> None:
                                  timeout=args.budget + args.lp_limit + 600,
                                  memory_cap=int(args.memory_gib * (1 << 30)))
             d = child.data
+            if args.json:
+                dump.append({"game": label, "objective": objective, "status": child.status,
+                             "error": child.error, "wall_seconds": child.wall_seconds,
+                             "peak_rss_bytes": child.peak_rss_bytes, "data": d})
+                Path(args.json).write_text(json.dumps(dump, indent=1, default=float))
             if child.status != "ok":
                 print(f"{label:<6} {objective[:7]:<7} {'':>5} {d.get('pairs', ''):>9} "
                       f"{'':>6} {'':>10} {'':>6} | {_sec(one[k][0]):>7} {_sec(one[k][1]):>6} "
@@ -206,6 +215,10 @@ def main(argv: list[str] | None = None) -> None:
             status = d["status"] + ("" if d["status"] == "converged"
                                     else f" after {d['iterations']} it (final gap/R "
                                          f"{d['final_gap']:.1e}, slack/R {d['final_slack']:.1e})")
+            gap_only = [reached([{**h, "relative_slack": 0.0} for h in d["history"]], target,
+                                d["compile"]) for target in (0.01, 0.001)]
+            status += "; gap alone ≤ 1 % / 0.1 % at " + " / ".join(
+                f"{g['seconds']:.0f} s (it {g['iteration']})" if g else "—" for g in gap_only)
             if d.get("interval"):
                 status += (f"; certified [{d['interval'][0]:.5g}, {d['interval'][1]:.5g}] width/R "
                            f"{d['interval_width']:.1e}")
