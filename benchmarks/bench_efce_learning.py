@@ -4,6 +4,7 @@ catalog holds, next to the thesis's two columns (Gurobi LP, "Ours") and lpgame's
 Run from the repository root::
 
     python -m benchmarks.bench_efce_learning [--only TEXT] [--budget S] [--lp-limit S]
+                                             [--lp-max-pairs N] [--memory-gib G]
                                              [--minimiser drm|prm+] [--multiplier L]
 
 Each (game, objective) is one child process (:mod:`benchmarks.isolated`): the learner of
@@ -12,7 +13,16 @@ its checkpoint history gives the time at which the 1 % criterion first held (the
 EFCE gap, measured by :mod:`lpgame.analysis.correlated_gaps`, and the optimality slack against the
 Lagrangian bound both ≤ 1 % of the range) and the time of 0.1 %. Then HiGHS solves the optimal-EFCE
 LP (Prop. 9.1; exact here, these games have no chance and are triangle-free) within ``--lp-limit``
-seconds, and the learned objectives are compared with its optimum: |learned − LP| / range.
+seconds, and the learned objectives are compared with its optimum: |learned − LP| / range. The LP
+is skipped on games with more than ``--lp-max-pairs`` relevant pairs (the rows where the thesis's
+Gurobi timed out: B2324, S2254, S2264; HiGHS is slower still). Every child has a wall-clock limit
+(budget + LP limit + 600 s for compiling and building) and an address-space cap (``--memory-gib``).
+
+Each row also reports the certified interval [objective of the returned plan, U] of the final
+plan, U the upper bound on the optimal EFCE objective re-derived by
+:class:`lpgame.analysis.correlated_gaps.LagrangianBound` from the learner's best (λ, deviator
+points) (weak duality of (10.3); the learner's dual vector is checked, not trusted), and its width
+relative to the range, and the child's peak memory.
 
 Columns: game (Farina's names, notes §2.6/2.7), objective, payoff range R, pairs (relevant sequence
 pairs, the size of Ξ), "build" (compile, Algorithm 9.3 chain, trigger forests, s), LP optimum and
@@ -28,13 +38,14 @@ the rows whose games are not in the catalog are listed with the reason they are 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 if __package__ in (None, ""):        # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.isolated import note_progress, run_isolated  # noqa: E402
+from benchmarks.isolated import gib, note_progress, run_isolated  # noqa: E402
 
 T = None   # the thesis's 1 h timeout
 # Farina's name, catalog name, parameters, thesis (Gurobi s, Ours s) per objective P1, P2, SW,
@@ -73,7 +84,7 @@ OBJECTIVES = ("player1", "player2", "welfare")
 
 
 def learn_row(game: str, params: dict, objective: str, budget: float, lp_limit: float,
-              minimiser: str, multiplier: float) -> dict:
+              minimiser: str, multiplier: float, lp_max_pairs: int = 1_000_000) -> dict:
     """One (game, objective): learning to 0.1 % within ``budget`` s, then the LP (child process)."""
     import time
 
@@ -93,9 +104,17 @@ def learn_row(game: str, params: dict, objective: str, budget: float, lp_limit: 
            "status": r.extra["status"], "iterations": r.extra["iterations"],
            "final_gap": r.extra["relative_gap"], "final_objective": r.objective,
            "final_slack": r.extra["relative_slack"],
+           "interval": r.extra.get("bound_interval"),
+           "interval_width": r.extra.get("relative_interval_width"),
+           "certify_seconds": r.seconds.get("certify"),
            "history": r.extra["history"]}
-    note_progress(**{k: v for k, v in out.items() if k != "history"})
+    note_progress(**{k: v for k, v in out.items() if k not in ("history", "interval")})
     lp_start = time.perf_counter()
+    if r.extra["relevant_pairs"] > lp_max_pairs:
+        out["lp"] = None
+        out["lp_seconds"] = 0.0
+        out["lp_error"] = "skipped"
+        return out
     try:
         lp = solve_correlation_plan(sf, "efce", objective, decompose=False, time_limit=lp_limit)
         out["lp"] = lp.objective
@@ -131,6 +150,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--objectives", default=",".join(OBJECTIVES))
     parser.add_argument("--budget", type=float, default=120.0, help="learning seconds per row")
     parser.add_argument("--lp-limit", type=float, default=120.0, help="HiGHS seconds per row")
+    parser.add_argument("--lp-max-pairs", type=int, default=1_000_000,
+                        help="skip the LP above this many relevant pairs")
+    parser.add_argument("--memory-gib", type=float, default=12.0,
+                        help="address-space cap of each child, GiB")
+    parser.add_argument("--json", default="", help="also write every row's data (with the "
+                        "checkpoint history) to this JSON file")
     parser.add_argument("--minimiser", default="drm", choices=("drm", "prm+"))
     parser.add_argument("--multiplier", type=float, default=10.0)
     args = parser.parse_args(argv)
@@ -144,6 +169,7 @@ def main(argv: list[str] | None = None) -> None:
     print(header)
     print("-" * len(header))
     objectives = args.objectives.split(",")
+    dump: list[dict] = []
     for label, name, params, one, tenth in INSTANCES:
         if args.only.lower() not in label.lower():
             continue
@@ -152,14 +178,22 @@ def main(argv: list[str] | None = None) -> None:
             child = run_isolated("benchmarks.bench_efce_learning:learn_row",
                                  {"game": name, "params": params, "objective": objective,
                                   "budget": args.budget, "lp_limit": args.lp_limit,
-                                  "minimiser": args.minimiser, "multiplier": args.multiplier},
-                                 timeout=args.budget + args.lp_limit + 600)
+                                  "minimiser": args.minimiser, "multiplier": args.multiplier,
+                                  "lp_max_pairs": args.lp_max_pairs},
+                                 timeout=args.budget + args.lp_limit + 600,
+                                 memory_cap=int(args.memory_gib * (1 << 30)))
             d = child.data
+            if args.json:
+                dump.append({"game": label, "objective": objective, "status": child.status,
+                             "error": child.error, "wall_seconds": child.wall_seconds,
+                             "peak_rss_bytes": child.peak_rss_bytes, "data": d})
+                Path(args.json).write_text(json.dumps(dump, indent=1, default=float))
             if child.status != "ok":
                 print(f"{label:<6} {objective[:7]:<7} {'':>5} {d.get('pairs', ''):>9} "
                       f"{'':>6} {'':>10} {'':>6} | {_sec(one[k][0]):>7} {_sec(one[k][1]):>6} "
                       f"... {child.status}: {child.error[:100]} (after {child.wall_seconds:.0f} s; "
-                      f"measured {', '.join(f'{a}={b:.4g}' for a, b in d.items() if isinstance(b, float))})",
+                      f"measured {', '.join(f'{a}={b:.4g}' for a, b in d.items() if isinstance(b, float))}; "
+                      f"peak {gib(child.peak_rss_bytes)})",
                       flush=True)
                 continue
             cells = []
@@ -181,6 +215,14 @@ def main(argv: list[str] | None = None) -> None:
             status = d["status"] + ("" if d["status"] == "converged"
                                     else f" after {d['iterations']} it (final gap/R "
                                          f"{d['final_gap']:.1e}, slack/R {d['final_slack']:.1e})")
+            gap_only = [reached([{**h, "relative_slack": 0.0} for h in d["history"]], target,
+                                d["compile"]) for target in (0.01, 0.001)]
+            status += "; gap alone ≤ 1 % / 0.1 % at " + " / ".join(
+                f"{g['seconds']:.0f} s (it {g['iteration']})" if g else "—" for g in gap_only)
+            if d.get("interval"):
+                status += (f"; certified [{d['interval'][0]:.5g}, {d['interval'][1]:.5g}] width/R "
+                           f"{d['interval_width']:.1e}")
+            status += f"; peak {gib(child.peak_rss_bytes)}"
             print(f"{label:<6} {objective[:7]:<7} {d['range']:>5g} {d['pairs']:>9} "
                   f"{d['build']:>6.1f} {lp} {d['lp_seconds']:>6.1f} | {cells[0]} | "
                   f"  {cells[1]}  {status}", flush=True)

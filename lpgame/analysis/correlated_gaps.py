@@ -28,9 +28,17 @@ recommendations is linear in y, so the best continuation is found bottom-up
   every recommendation).
 
 Each gap is max(0, largest gain). The per-trigger values are computed for all triggers at once,
-one vectorised step per depth of the player's tree. :func:`plan_residual` reports how far a plan is
-from the von Stengel–Forges polytope (Farina 2023, Def. 9.3), since a gap alone does not say that ξ
-is a correlation plan.
+one vectorised step per depth of the player's tree; :class:`TriggerGains` keeps the game's part of
+that computation to measure many plans (a learner's checkpoints). :func:`plan_residual` reports how
+far a plan is from the von Stengel–Forges polytope (Farina 2023, Def. 9.3), since a gap alone does
+not say that ξ is a correlation plan.
+
+**Upper bound on the optimal EFCE objective** (:class:`LagrangianBound`; weak duality of the
+Lagrangian, Farina 2023 eq. (10.3)). For any λ ≥ 0 and deviator points x_{i,σ̂} of the sets
+co{0, 𝒬_{i,⪰j}}, OPT ≤ max_{ξ∈Ξ} cᵀξ − λ Σ ξᵀA_{i,σ̂}x_{i,σ̂}, because an EFCE has every trigger
+gain ξᵀA x ≤ 0. The deviator points are rebuilt into their sets from whatever is given; the max
+is bounded over S = {Mξ = e_0, 0 ≤ ξ ≤ 1} ⊇ Ξ (M: the von Stengel–Forges rows) by any dual vector
+y, as y_root + Σ max(0, g − Mᵀy), so neither the points nor the maximiser need to be trusted.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ import scipy.sparse as sp
 
 from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.sequence_form import SequenceForm
+from lpgame.sorted_keys import unique
 
 DISTRIBUTION_TOLERANCE = 1e-6
 
@@ -171,20 +180,34 @@ class _PlanLookup:
     """ξ[σ1, σ2] for arrays of pairs (0 where the plan has no entry)."""
 
     def __init__(self, matrix: sp.csr_array):
+        self.n2 = matrix.shape[1]
+        if sp.issparse(matrix) and matrix.format == "csr" and matrix.has_canonical_format:
+            # rows in order, sorted unique columns: the keys are sorted already
+            counts = np.diff(matrix.indptr)
+            rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), counts)
+            self.keys = rows * self.n2 + matrix.indices
+            self.values = np.asarray(matrix.data, dtype=float)
+            return
         coo = sp.coo_array(matrix)
         coo.sum_duplicates()
-        self.n2 = matrix.shape[1]
         keys = coo.row.astype(np.int64) * self.n2 + coo.col
         order = np.argsort(keys)
         self.keys, self.values = keys[order], coo.data[order].astype(float)
 
-    def __call__(self, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+    def positions(self, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+        """Where each pair's value is in ``values`` (−1: not in the plan)."""
         keys = np.asarray(s1, dtype=np.int64) * self.n2 + np.asarray(s2, dtype=np.int64)
-        pos = np.searchsorted(self.keys, keys)
-        pos = np.minimum(pos, max(self.keys.size - 1, 0))
-        found = self.keys.size > 0
-        hit = (self.keys[pos] == keys) if found else np.zeros(keys.shape, bool)
-        return np.where(hit, self.values[pos] if found else 0.0, 0.0)
+        if self.keys.size == 0:
+            return np.full(keys.shape, -1, np.int64)
+        pos = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+        return np.where(self.keys[pos] == keys, pos, -1)
+
+    def at(self, pos: np.ndarray) -> np.ndarray:
+        return np.where(pos >= 0, self.values[np.maximum(pos, 0)] if self.values.size else 0.0,
+                        0.0)
+
+    def __call__(self, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+        return self.at(self.positions(s1, s2))
 
 
 def plan_from_distribution(plans: list[np.ndarray], distribution) -> np.ndarray:
@@ -238,87 +261,173 @@ def _join(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def trigger_gains(sf: SequenceForm, plan, player: int, kind: str) -> tuple[np.ndarray, list[str]]:
     """Gain of every trigger of ``player`` (``kind`` ``"efce"``, ``"efcce"`` or ``"nfcce"``).
 
-    Returns the gains and the triggers' labels (see module docstring for the recursion).
+    Returns the gains and the triggers' labels (see module docstring for the recursion). To
+    measure many plans of one game, build a :class:`TriggerGains` once.
     """
-    if sf.num_players != 2:
-        raise InvalidGameError(f"{sf.game.name}: correlation plans are defined here for two "
-                               f"players, the game has {sf.num_players}")
-    xi = _PlanLookup(plan_matrix(sf, plan))
-    p = sf.players[player]
-    n, m = p.num_sequences, p.num_infosets
-    seq_infoset, anc, infoset_parent, infoset_depth = _own_tree(sf, player)
-    anc_infoset = np.where(anc >= 0, seq_infoset[np.maximum(anc, 0)], -1)
-    labels_seq = sf.sequence_labels(player)
-    # triggers: scope information set (m = whole game), conditioning sequence, obedience by sequence
-    if kind == "efce":
-        trig_seq = np.arange(1, n)
-        scope, cond = p.seq_infoset[1:].astype(np.int64), trig_seq
-        names = [labels_seq[s] for s in trig_seq]
-    elif kind == "efcce":
-        scope = np.arange(m)
-        cond = p.infoset_parent_seq.astype(np.int64)
-        names = list(p.infoset_labels)
-    elif kind == "nfcce":
-        scope, cond = np.array([m]), np.array([0])
-        names = ["(whole game)"]
-    else:
-        raise InvalidGameError(f"unknown trigger kind {kind!r}")
-    T = scope.size
-    if T == 0:
-        return np.zeros(0), []
-    own = sf.terminal_sequences[:, player]
-    opp = sf.terminal_sequences[:, 1 - player]
-    weight = sf.terminal_chance * sf.terminal_payoffs[:, player]
+    gains = TriggerGains(sf, player, kind)
+    return gains(plan), gains.names
 
-    def xi_of(own_seq, opp_seq):
-        return xi(own_seq, opp_seq) if player == 0 else xi(opp_seq, own_seq)
 
-    # every (trigger, own sequence in its scope): the nodes of the bottom-up recursion
-    s_all = np.repeat(np.arange(n), anc.shape[1])
-    j_all = anc_infoset.ravel()
-    keep = j_all >= 0
-    s_all, j_all = s_all[keep], j_all[keep]
-    ti, ri = _join(scope, j_all)
-    node_t, node_s = ti, s_all[ri]
-    node_key = node_t * n + node_s
-    order = np.argsort(node_key)
-    node_t, node_s, node_key = node_t[order], node_s[order], node_key[order]
-    total = np.zeros(node_key.size)
-    # leaves: g_t[σ_i(z)] += w_z ξ[c_t ⊕ σ_{-i}(z)] for every trigger whose scope z passes
-    z_all = np.repeat(np.arange(own.size), anc.shape[1])
-    jz = anc_infoset[own].ravel()
-    keep = jz >= 0
-    z_all, jz = z_all[keep], jz[keep]
-    ti, ri = _join(scope, jz)
-    zz = z_all[ri]
-    contrib = weight[zz] * xi_of(cond[ti], opp[zz])
-    np.add.at(total, np.searchsorted(node_key, ti * n + own[zz]), contrib)
-    # bottom-up: best[t, j'] = max over the sequences of j'; add to the parent sequence's node
-    node_j = seq_infoset[node_s]
-    group_key = node_t * (m + 1) + node_j
-    groups, group_of_node = np.unique(group_key, return_inverse=True)
-    group_t, group_j = groups // (m + 1), groups % (m + 1)
-    best = np.full(groups.size, -np.inf)
-    node_depth = infoset_depth[node_j]
-    group_depth = infoset_depth[group_j]
-    for d in range(int(node_depth.max()), -2, -1):
-        mask = node_depth == d
-        np.maximum.at(best, group_of_node[mask], total[mask])
-        up = np.flatnonzero((group_depth == d) & (group_j != scope[group_t]))
-        if up.size:
-            parent_key = group_t[up] * n + infoset_parent[group_j[up]]
-            np.add.at(total, np.searchsorted(node_key, parent_key), best[up])
-    deviation = best[np.searchsorted(groups, np.arange(T) * (m + 1) + scope)]
-    # obedience: the leaves where obeying the trigger's recommendation reaches
-    obey_value = weight * xi(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
-    if kind == "efce":
-        za = np.repeat(np.arange(own.size), anc.shape[1])
-        sa = anc[own].ravel()
-        keep = sa >= 1
-        obey = np.bincount(sa[keep] - 1, weights=obey_value[za[keep]], minlength=T)
-    else:
-        obey = np.bincount(ti, weights=obey_value[zz], minlength=T)
-    return deviation - obey, names
+class TriggerGains:
+    """The trigger gains of one player as a reusable evaluator: everything that depends only on
+    the game (the (trigger, leaf) incidences, the bottom-up order) is computed once, and each
+    call reads the plan's values (module docstring). The positions of the queried pairs are
+    kept while successive plans have the same sparsity pattern."""
+
+    def __init__(self, sf: SequenceForm, player: int, kind: str):
+        if sf.num_players != 2:
+            raise InvalidGameError(f"{sf.game.name}: correlation plans are defined here for two "
+                                   f"players, the game has {sf.num_players}")
+        self.sf, self.player, self.kind = sf, player, kind
+        p = sf.players[player]
+        n, m = p.num_sequences, p.num_infosets
+        seq_infoset, anc, infoset_parent, infoset_depth = _own_tree(sf, player)
+        anc_infoset = np.where(anc >= 0, seq_infoset[np.maximum(anc, 0)], -1)
+        labels_seq = sf.sequence_labels(player)
+        if kind == "efce":
+            trig_seq = np.arange(1, n)
+            scope, cond = p.seq_infoset[1:].astype(np.int64), trig_seq
+            self.names = [labels_seq[s] for s in trig_seq]
+        elif kind == "efcce":
+            scope = np.arange(m)
+            cond = p.infoset_parent_seq.astype(np.int64)
+            self.names = list(p.infoset_labels)
+        elif kind == "nfcce":
+            scope, cond = np.array([m]), np.array([0])
+            self.names = ["(whole game)"]
+        else:
+            raise InvalidGameError(f"unknown trigger kind {kind!r}")
+        self.scope, self.cond = scope, cond
+        T = self.num_triggers = scope.size
+        if T == 0:
+            return
+        own = sf.terminal_sequences[:, player].astype(np.int64)
+        opp = sf.terminal_sequences[:, 1 - player].astype(np.int64)
+        self.weight = sf.terminal_chance * sf.terminal_payoffs[:, player]
+        # every (trigger, own sequence in its scope): the nodes of the bottom-up recursion
+        s_all = np.repeat(np.arange(n), anc.shape[1])
+        j_all = anc_infoset.ravel()
+        keep = j_all >= 0
+        ti, ri = _join(scope, j_all[keep])
+        node_key = np.sort(ti * n + s_all[keep][ri])
+        node_t, node_s = node_key // n, node_key % n
+        self.num_nodes = node_key.size
+        # leaves: g_t[σ_i(z)] += w_z ξ[c_t ⊕ σ_{-i}(z)] for every trigger whose scope z passes
+        z_all = np.repeat(np.arange(own.size), anc.shape[1])
+        jz = anc_infoset[own].ravel()
+        keep = jz >= 0
+        z_all, jz = z_all[keep], jz[keep]
+        ti, ri = _join(scope, jz)
+        zz = z_all[ri]
+        self.leaf_t, self.leaf_z = ti, zz
+        self.leaf_node = np.searchsorted(node_key, ti * n + own[zz])
+        self.query = (cond[ti], opp[zz]) if player == 0 else (opp[zz], cond[ti])
+        # bottom-up: best[t, j'] = max over the sequences of j'; added to the parent sequence's node
+        node_j = seq_infoset[node_s]
+        groups, group_of_node = unique(node_t * (m + 1) + node_j, return_inverse=True)
+        group_t, group_j = groups // (m + 1), groups % (m + 1)
+        node_depth = infoset_depth[node_j]
+        group_depth = infoset_depth[group_j]
+        self.num_groups = groups.size
+        self.steps = []
+        for d in range(int(node_depth.max()), -2, -1):
+            nodes = np.flatnonzero(node_depth == d)
+            nodes = nodes[np.argsort(group_of_node[nodes], kind="stable")]
+            g = group_of_node[nodes]
+            starts = np.flatnonzero(np.concatenate([[True], g[1:] != g[:-1]])) if g.size \
+                else np.zeros(0, np.int64)
+            up = np.flatnonzero((group_depth == d) & (group_j != scope[group_t]))
+            parent = np.searchsorted(node_key, group_t[up] * n + infoset_parent[group_j[up]])
+            self.steps.append((nodes, starts, g[starts] if g.size else g, up, parent))
+        self.deviation_group = np.searchsorted(groups, np.arange(T) * (m + 1) + scope)
+        self.group_t = group_t
+        self.group_parent = np.full(groups.size, -1, np.int64)      # scope groups: −1
+        for _, _, _, up, parent in self.steps:
+            self.group_parent[up] = parent
+        self.node_key = node_key
+        # obedience: the leaves where obeying the trigger's recommendation reaches
+        if kind == "efce":
+            za = np.repeat(np.arange(own.size), anc.shape[1])
+            sa = anc[own].ravel()
+            keep = sa >= 1
+            self.obey_t, self.obey_z = sa[keep] - 1, za[keep]
+        else:
+            self.obey_t, self.obey_z = ti, zz
+        self.leaf_pairs = (sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
+        self._pattern = None
+
+    def _lookup(self, plan) -> tuple[np.ndarray, np.ndarray]:
+        xi = _PlanLookup(plan_matrix(self.sf, plan))
+        cached = self._pattern
+        if cached is None or cached[0].size != xi.keys.size \
+                or not np.array_equal(cached[0], xi.keys):
+            cached = (xi.keys, xi.positions(*self.query), xi.positions(*self.leaf_pairs))
+            self._pattern = cached
+        return xi.at(cached[1]), xi.at(cached[2])
+
+    def __call__(self, plan) -> np.ndarray:
+        """The gain of every trigger against ``plan`` (any form :func:`plan_matrix` takes)."""
+        if self.num_triggers == 0:
+            return np.zeros(0)
+        recommended, at_leaves = self._lookup(plan)
+        total = np.bincount(self.leaf_node, weights=self.weight[self.leaf_z] * recommended,
+                            minlength=self.num_nodes)
+        best = np.full(self.num_groups, -np.inf)
+        for nodes, starts, groups, up, parent in self.steps:
+            if nodes.size:
+                best[groups] = np.maximum.reduceat(total[nodes], starts)
+            if up.size:
+                total += np.bincount(parent, weights=best[up], minlength=self.num_nodes)
+        deviation = best[self.deviation_group]
+        obey = np.bincount(self.obey_t, weights=(self.weight * at_leaves)[self.obey_z],
+                           minlength=self.num_triggers)
+        return deviation - obey
+
+    def deviator_point(self, deviate, continuation) -> tuple[np.ndarray, np.ndarray]:
+        """A point e·(1, y) of every trigger's deviation set co{0, 𝒬_{⪰j}} (Farina 2023, (10.2))
+        rebuilt from any candidate, so that a bound computed from it does not rest on the
+        candidate's feasibility: e = max(``deviate``, 0) per trigger; at every decision node at
+        or below the scope the local behaviour is ``continuation``'s [t, j'a] / Σ_a [t, j'a]
+        (uniform where that sum is not positive), and y is rebuilt from the top: y[t, ja] =
+        e_t·b(ja) at the scope j, y[t, j'a] = y[t, p_{j'}]·b(j'a) below. ``continuation``: a
+        (triggers × sequences) array, dense or sparse. Returns (e, y on the (trigger, sequence)
+        nodes)."""
+        T, n = self.num_triggers, self.sf.num_sequences(self.player)
+        e = np.maximum(np.asarray(deviate, dtype=float).ravel(), 0.0)
+        if e.size != T:
+            raise StrategyError(f"player {self.player + 1}: {e.size} deviation weights for "
+                                f"{T} triggers")
+        y_in = _PlanLookup(sp.csr_array(continuation) if sp.issparse(continuation)
+                           else sp.csr_array(np.asarray(continuation, dtype=float)))
+        if y_in.n2 != n:
+            raise StrategyError(f"player {self.player + 1}: continuations over {y_in.n2} "
+                                f"sequences, the player has {n}")
+        raw = np.maximum(y_in(self.node_key // n, self.node_key % n), 0.0)
+        y = np.zeros(self.num_nodes)
+        for nodes, starts, groups, _, _ in reversed(self.steps):
+            if nodes.size == 0:
+                continue
+            vals = raw[nodes]
+            total = np.add.reduceat(vals, starts)
+            count = np.diff(np.append(starts, nodes.size))
+            rep = np.repeat(np.arange(starts.size), count)
+            b = np.where(total[rep] > 0, vals / np.where(total[rep] > 0, total[rep], 1.0),
+                         1.0 / count[rep])
+            parent = self.group_parent[groups]
+            mass = np.where(parent >= 0, y[np.maximum(parent, 0)], e[self.group_t[groups]])
+            y[nodes] = mass[rep] * b
+        return e, y
+
+    def transpose(self, deviate: np.ndarray, y: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Σ_t A_t x_t as entries (σ1, σ2, value) (duplicates to be summed): the coefficient of
+        each pair in Σ_t gain_t for the deviator points (e, y) of :meth:`deviator_point`,
+        i.e. Σ_t (y_t · g_t(ξ) − e_t · obey_t(ξ)) = Σ value·ξ[σ1, σ2]."""
+        dev = self.weight[self.leaf_z] * y[self.leaf_node]
+        obey = -deviate[self.obey_t] * self.weight[self.obey_z]
+        s1 = np.concatenate([self.query[0], self.leaf_pairs[0][self.obey_z]])
+        s2 = np.concatenate([self.query[1], self.leaf_pairs[1][self.obey_z]])
+        return s1, s2, np.concatenate([dev, obey])
 
 
 def _plan_gap(sf: SequenceForm, plan, kind: str) -> CorrelatedGap:
@@ -353,56 +462,219 @@ def nfcce_gap(sf: SequenceForm, plan) -> CorrelatedGap:
     return _plan_gap(sf, plan, "nfcce")
 
 
+def vsf_rows(sf: SequenceForm, player: int) -> tuple[np.ndarray, np.ndarray]:
+    """The von Stengel–Forges rows Σ_a ξ[ja, τ] = ξ[p_j, τ] of ``player``'s information sets j
+    (Farina 2023, Def. 9.3): every (j, τ) with τ = ∅, or τ's information set and j both on the
+    path to some leaf. Returns (j, τ), sorted by j·|Σ_other| + τ."""
+    i, o = player, 1 - player
+    p, q = sf.players[i], sf.players[o]
+    seq_inf_i, anc_i, _, _ = _own_tree(sf, i)
+    seq_inf_o, anc_o, _, _ = _own_tree(sf, o)
+    mi, mo = p.num_infosets, q.num_infosets
+    if mi == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    own = sf.terminal_sequences[:, i]
+    opp = sf.terminal_sequences[:, o]
+    nn = q.num_sequences
+    pk = unique(own.astype(np.int64) * nn + opp)
+    pairs = np.stack([pk // nn, pk % nn], axis=1)
+    inf_i = np.where(anc_i >= 0, seq_inf_i[np.maximum(anc_i, 0)], -1)[pairs[:, 0]]
+    inf_o = np.where(anc_o >= 0, seq_inf_o[np.maximum(anc_o, 0)], -1)[pairs[:, 1]]
+    # (leaf pair, own real infoset j) × (opponent infoset on the path, each of its actions)
+    zi, di = np.nonzero((inf_i >= 0) & (inf_i < mi))
+    zo, do = np.nonzero(inf_o >= 0)
+    li, ro = _join(zi, zo)
+    j = inf_i[zi[li], di[li]]
+    jo = inf_o[zo[ro], do[ro]]
+    keys = unique(j.astype(np.int64) * (mo + 1) + jo)
+    j, jo = keys // (mo + 1), keys % (mo + 1)
+    counts = np.where(jo == mo, 1, np.concatenate([q.infoset_num_actions, [1]])[jo])
+    first = np.where(jo == mo, 0, np.concatenate([q.infoset_first_seq, [0]])[jo])
+    jr = np.repeat(j, counts)
+    tau = np.repeat(first, counts) + (np.arange(counts.sum())
+                                       - np.repeat(np.cumsum(counts) - counts, counts))
+    rows = unique(jr * nn + tau)
+    return rows // nn, rows % nn
+
+
 def plan_residual(sf: SequenceForm, plan) -> float:
     """Largest violation of the von Stengel–Forges constraints (Farina 2023, Def. 9.3) by ξ.
 
     Checked on every pair (information set j of one player, sequence τ of the other) that lies on
-    a common path (τ = ∅, or τ's information set and j both on the path to some leaf): the
-    relevant pairs' rows |Σ_a ξ[ja, τ] − ξ[p_j, τ]|, plus |ξ[∅, ∅] − 1| and negative entries.
+    a common path (τ = ∅, or τ's information set and j both on the path to some leaf; see
+    :func:`vsf_rows`): |Σ_a ξ[ja, τ] − ξ[p_j, τ]|, plus |ξ[∅, ∅] − 1| and negative entries.
     """
     matrix = plan_matrix(sf, plan)
     xi = _PlanLookup(matrix)
     worst = abs(float(xi(np.array([0]), np.array([0]))[0]) - 1.0)
     if matrix.nnz:
         worst = max(worst, -float(min(matrix.data.min(), 0.0)))
-    trees = [_own_tree(sf, i) for i in range(2)]
     for i in range(2):
-        o = 1 - i
-        p, q = sf.players[i], sf.players[o]
-        seq_inf_i, anc_i, _, _ = trees[i]
-        seq_inf_o, anc_o, _, _ = trees[o]
-        mi, mo = p.num_infosets, q.num_infosets
-        if mi == 0:
+        p = sf.players[i]
+        jr, tau = vsf_rows(sf, i)
+        if jr.size == 0:
             continue
-        own = sf.terminal_sequences[:, i]
-        opp = sf.terminal_sequences[:, o]
-        pairs = np.unique(np.stack([own, opp], axis=1), axis=0)
-        inf_i = np.where(anc_i >= 0, seq_inf_i[np.maximum(anc_i, 0)], -1)[pairs[:, 0]]
-        inf_o = np.where(anc_o >= 0, seq_inf_o[np.maximum(anc_o, 0)], -1)[pairs[:, 1]]
-        # (leaf pair, own real infoset j) × (opponent infoset on the path, each of its actions)
-        zi, di = np.nonzero((inf_i >= 0) & (inf_i < mi))
-        zo, do = np.nonzero(inf_o >= 0)
-        li, ro = _join(zi, zo)
-        j = inf_i[zi[li], di[li]]
-        jo = inf_o[zo[ro], do[ro]]
-        keys = np.unique(j.astype(np.int64) * (mo + 1) + jo)
-        j, jo = keys // (mo + 1), keys % (mo + 1)
-        counts = np.where(jo == mo, 1, np.concatenate([q.infoset_num_actions, [1]])[jo])
-        first = np.where(jo == mo, 0, np.concatenate([q.infoset_first_seq, [0]])[jo])
-        jr = np.repeat(j, counts)
-        tau = np.repeat(first, counts) + (np.arange(counts.sum())
-                                           - np.repeat(np.cumsum(counts) - counts, counts))
-        rows = np.unique(jr * q.num_sequences + tau)
-        jr, tau = rows // q.num_sequences, rows % q.num_sequences
         na = p.infoset_num_actions[jr]
         seqs = np.repeat(p.infoset_first_seq[jr], na) + (
             np.arange(na.sum()) - np.repeat(np.cumsum(na) - na, na))
         taus = np.repeat(tau, na)
         vals = xi(seqs, taus) if i == 0 else xi(taus, seqs)
-        sums = np.add.reduceat(vals, np.concatenate([[0], np.cumsum(na)[:-1]])) if vals.size \
-            else np.zeros(0)
+        sums = np.add.reduceat(vals, np.concatenate([[0], np.cumsum(na)[:-1]]))
         parent = p.infoset_parent_seq[jr]
         parents = xi(parent, tau) if i == 0 else xi(tau, parent)
-        if sums.size:
-            worst = max(worst, float(np.abs(sums - parents).max()))
+        worst = max(worst, float(np.abs(sums - parents).max()))
     return worst
+
+
+# ---------------------------------------------------------------------------------------- upper bound
+@dataclass
+class CertifiedBound:
+    """A certified upper bound on the optimal EFCE objective (see :class:`LagrangianBound`)."""
+
+    value: float            # the bound: y_root + correction
+    dual_value: float       # y_root (the maximiser's claimed max of the Lagrangian)
+    correction: float       # Σ max(0, g − Mᵀy): what the dual vector fails to cover
+    multiplier: float
+    method: str             # "dual" (a given dual vector) or "lp" (HiGHS over V, its duals)
+    ignored_rows: int = 0   # dual entries naming rows that are not von Stengel–Forges rows
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "dual_value": self.dual_value,
+                "correction": self.correction, "lambda": self.multiplier,
+                "method": self.method, "ignored_rows": self.ignored_rows}
+
+
+class LagrangianBound:
+    """Weak duality of the Lagrangian (Farina 2023, eq. (10.3)) as a certificate.
+
+    For any λ ≥ 0 and any deviator points x_{i,σ̂} ∈ 𝒬_{i,σ̂} = co{0, 𝒬_{i,⪰j}}, every EFCE ξ
+    has ξᵀA_{i,σ̂}x_{i,σ̂} ≤ 0 (its trigger gains are ≤ 0), so
+
+        OPT ≤ max_{ξ ∈ Ξ} L(ξ) = max_{ξ ∈ Ξ} gᵀξ,   g = c − λ Σ_i Σ_σ̂ A_{i,σ̂} x_{i,σ̂}.
+
+    Ξ ⊆ S = {ξ : Mξ = e_0, 0 ≤ ξ ≤ 1}, M the von Stengel–Forges rows (:func:`vsf_rows`) and
+    the root row ξ[∅, ∅] = 1 (every pair's entry of a distribution's plan is a probability). For
+    any vector y over M's rows, LP duality over S gives max_S gᵀξ ≤ y_root + Σ_pairs
+    max(0, g − Mᵀy). That is the certified value: it holds for *every* y, so a wrong or inexact
+    y (from a learner's dynamic programme, or HiGHS's duals) only loosens it.
+
+    In triangle-free games S's projection on the relevant pairs is 𝒱 = Ξ (Thms 9.3–9.5) and the
+    bound can close on the optimum (strong LP duality for the optimal-EFCE LP); in games with a
+    triangle it is an upper bound on max over 𝒱 ⊇ Ξ, which can stay above the optimum.
+
+    Everything here is computed from the game's leaves (payoffs, chance) by this module's own
+    code; the deviator points are rebuilt by :meth:`TriggerGains.deviator_point`.
+    """
+
+    def __init__(self, sf: SequenceForm, kind: str = "efce",
+                 gains: list[TriggerGains] | None = None):
+        if sf.num_players != 2:
+            raise InvalidGameError(f"{sf.game.name}: correlation plans are defined here for two "
+                                   f"players, the game has {sf.num_players}")
+        self.sf = sf
+        self.gains = gains if gains is not None else [TriggerGains(sf, i, kind) for i in range(2)]
+        n1, n2 = sf.num_sequences(0), sf.num_sequences(1)
+        self.n2 = n2
+        key_parts = [np.zeros(1, np.int64),
+                     sf.terminal_sequences[:, 0].astype(np.int64) * n2 + sf.terminal_sequences[:, 1]]
+        for g in self.gains:
+            if g.num_triggers:
+                key_parts.append(g.query[0].astype(np.int64) * n2 + g.query[1])
+        rows, cols, vals = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [np.ones(1)]
+        row_entries = []
+        self.row_keys: list[np.ndarray] = []
+        self.row_offset: list[int] = []
+        offset = 1
+        for i in range(2):
+            p = self.sf.players[i]
+            n_other = (n2, n1)[i]
+            j, tau = vsf_rows(sf, i)
+            self.row_keys.append(j * n_other + tau)
+            na = p.infoset_num_actions[j]
+            r = np.repeat(np.arange(j.size), na)
+            loc = np.arange(int(na.sum())) - np.repeat(np.cumsum(na) - na, na)
+            own = np.concatenate([p.infoset_first_seq[j][r] + loc, p.infoset_parent_seq[j]])
+            other = np.concatenate([tau[r], tau])
+            k = own.astype(np.int64) * n2 + other if i == 0 else other * n2 + own
+            row_entries.append((offset + np.concatenate([r, np.arange(j.size)]), k,
+                                np.concatenate([np.ones(r.size), -np.ones(j.size)])))
+            key_parts.append(k)
+            self.row_offset.append(offset)
+            offset += j.size
+        self.keys = unique(np.concatenate(key_parts))
+        for r, k, v in row_entries:
+            rows.append(r)
+            cols.append(np.searchsorted(self.keys, k))
+            vals.append(v)
+        self.num_rows = offset
+        self.matrix = sp.csr_array((np.concatenate(vals), (np.concatenate(rows),
+                                                           np.concatenate(cols))),
+                                   shape=(offset, self.keys.size))
+        self.leaf_col = np.searchsorted(
+            self.keys, sf.terminal_sequences[:, 0].astype(np.int64) * n2 + sf.terminal_sequences[:, 1])
+        self._transpose_cols: list[np.ndarray | None] = [None, None]
+
+    @property
+    def num_pairs(self) -> int:
+        return int(self.keys.size)
+
+    def lagrangian(self, weights, multiplier: float, deviators) -> np.ndarray:
+        """g = c − λ Σ A x over this bound's pairs; ``deviators[i]`` = (deviate weights per
+        trigger, continuation (triggers × sequences)) of player i, rebuilt into the sets."""
+        if not float(multiplier) >= 0:
+            raise StrategyError(f"the multiplier λ must be ≥ 0 for weak duality; got {multiplier}")
+        w = np.asarray(weights, dtype=float)
+        sf = self.sf
+        g = np.bincount(self.leaf_col, weights=sf.terminal_chance * (sf.terminal_payoffs @ w),
+                        minlength=self.num_pairs)
+        for i, (check, dev) in enumerate(zip(self.gains, deviators)):
+            if check.num_triggers == 0:
+                continue
+            e, y = check.deviator_point(*dev)
+            s1, s2, v = check.transpose(e, y)
+            if self._transpose_cols[i] is None:
+                self._transpose_cols[i] = np.searchsorted(self.keys, s1.astype(np.int64) * self.n2 + s2)
+            g -= float(multiplier) * np.bincount(self._transpose_cols[i], weights=v,
+                                                 minlength=self.num_pairs)
+        return g
+
+    def certify(self, g: np.ndarray, root: float, rows: list[tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]]) -> tuple:
+        """(bound, correction, ignored): y_root + Σ max(0, g − Mᵀy) for the dual vector given as
+        the root's value and, per player, (information set j, other's sequence τ, value) rows."""
+        y = np.zeros(self.num_rows)
+        y[0] = float(root)
+        ignored = 0
+        for i, (j, tau, val) in enumerate(rows):
+            n_other = (self.n2, self.sf.num_sequences(0))[i]
+            keys = np.asarray(j, np.int64) * n_other + np.asarray(tau, np.int64)
+            pos = np.searchsorted(self.row_keys[i], keys)
+            pos_c = np.minimum(pos, max(self.row_keys[i].size - 1, 0))
+            ok = (self.row_keys[i].size > 0) & (self.row_keys[i][pos_c] == keys)
+            ignored += int((~ok).sum())
+            np.add.at(y, self.row_offset[i] + pos_c[ok], np.asarray(val, float)[ok])
+        slack = g - self.matrix.T @ y
+        correction = float(np.maximum(slack, 0.0).sum())
+        return float(root) + correction, correction, ignored
+
+    def bound(self, weights, multiplier: float, deviators, dual=None) -> CertifiedBound:
+        """The certified upper bound for (λ, x): with ``dual`` = (root value, rows) as in
+        :meth:`certify`, or, when ``dual`` is None, HiGHS's max over S and its dual values
+        (scipy's linprog; for small games)."""
+        g = self.lagrangian(weights, multiplier, deviators)
+        if dual is not None:
+            value, corr, ignored = self.certify(g, dual[0], dual[1])
+            return CertifiedBound(value, float(dual[0]), corr, float(multiplier), "dual", ignored)
+        from scipy.optimize import linprog
+
+        rhs = np.zeros(self.num_rows)
+        rhs[0] = 1.0
+        res = linprog(-g, A_eq=self.matrix, b_eq=rhs, bounds=(0.0, 1.0), method="highs")
+        if res.status != 0:
+            raise InvalidGameError(f"{self.sf.game.name}: HiGHS could not maximise the "
+                                   f"Lagrangian over the von Stengel–Forges polytope: {res.message}")
+        y = -np.asarray(res.eqlin.marginals)
+        slack = g - self.matrix.T @ y
+        correction = float(np.maximum(slack, 0.0).sum())
+        return CertifiedBound(float(y[0]) + correction, float(y[0]), correction,
+                              float(multiplier), "lp")

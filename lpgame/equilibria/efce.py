@@ -82,6 +82,7 @@ from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scal
 from lpgame.lp.solution import solver_report
 from lpgame.registry import Concept, Option, register
 from lpgame.sequence_form import SequenceForm
+from lpgame.sorted_keys import unique
 
 PLAN_CONCEPTS = ("efce", "efcce", "nfcce")
 DEFAULT_MAX_DECOMPOSE_PROFILES = 50_000
@@ -193,13 +194,13 @@ class CorrelationPlanSpace:
         n1, n2 = t1.num_sequences, t2.num_sequences
         self.n2 = n2
         # connected decision nodes: pairs of real ancestor nodes of the leaves' sequence pairs
-        leaf_pairs = np.unique(sf.terminal_sequences[:, 0] * n2 + sf.terminal_sequences[:, 1])
+        leaf_pairs = unique(sf.terminal_sequences[:, 0] * n2 + sf.terminal_sequences[:, 1])
         a1 = t1.ancestor_infosets[leaf_pairs // n2]
         a2 = t2.ancestor_infosets[leaf_pairs % n2]
         r1, c1 = np.nonzero((a1 >= 0) & (a1 < m1))
         r2, c2 = np.nonzero((a2 >= 0) & (a2 < m2))
         li, ri = _join(r1, r2)
-        keys = np.unique(a1[r1[li], c1[li]] * (m2 + 1) + a2[r2[ri], c2[ri]])
+        keys = unique(a1[r1[li], c1[li]] * (m2 + 1) + a2[r2[ri], c2[ri]])
         self.connected = np.stack([keys // (m2 + 1), keys % (m2 + 1)], axis=1)
         # relevant pairs: (∅, ·), (·, ∅), and every action pair of connected decision nodes
         j1, j2 = self.connected[:, 0], self.connected[:, 1]
@@ -210,7 +211,7 @@ class CorrelationPlanSpace:
         s1 = t1.infoset_first[j1][e] + local // k2[e]
         s2 = t2.infoset_first[j2][e] + local % k2[e]
         keys = np.concatenate([np.arange(n2), np.arange(1, n1) * n2, s1 * n2 + s2])
-        self.keys = np.unique(keys)
+        self.keys = unique(keys)
         self.pairs = np.stack([self.keys // n2, self.keys % n2], axis=1)
         self._triangle: tuple | None | bool = False
 
@@ -250,7 +251,7 @@ class CorrelationPlanSpace:
             has = own > 0
             j = tree.seq_infoset[own[has]]
             other = opp[has]
-            row_keys, row_of = np.unique(j * self.trees[1 - i].num_sequences + other,
+            row_keys, row_of = unique(j * self.trees[1 - i].num_sequences + other,
                                          return_inverse=True)
             n_rows = row_keys.size
             rj = row_keys // self.trees[1 - i].num_sequences
@@ -280,8 +281,8 @@ class CorrelationPlanSpace:
         p1, p2 = t1.infoset_parent[j1], t2.infoset_parent[j2]
         big = max(t1.num_sequences, t2.num_sequences, t1.num_infosets, t2.num_infosets) + 1
         # neighbours of j1 among the siblings of j2, and of j2 among the siblings of j1
-        _, inv1, cnt1 = np.unique(j1 * big + p2, return_inverse=True, return_counts=True)
-        _, inv2, cnt2 = np.unique(j2 * big + p1, return_inverse=True, return_counts=True)
+        _, inv1, cnt1 = unique(j1 * big + p2, return_inverse=True, return_counts=True)
+        _, inv2, cnt2 = unique(j2 * big + p1, return_inverse=True, return_counts=True)
         bad = np.flatnonzero((cnt1[inv1] >= 2) & (cnt2[inv2] >= 2))
         if bad.size == 0:
             self._triangle = None

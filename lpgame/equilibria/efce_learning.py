@@ -39,6 +39,19 @@ last iterates. A run that reaches its iteration or
 time limit returns the checkpoint plan with the smallest max(gap, slack), labelled with its
 status and its measured gap.
 
+**Certified interval.** At the end, the (λ, deviator points) of the smallest U are handed to
+:class:`lpgame.analysis.correlated_gaps.LagrangianBound`, which rebuilds the points into their sets,
+computes g = c − λ Σ A x from the game's leaves, and checks a dual vector of the von Stengel–Forges
+rows: the chain's dynamic programme read as one (:func:`chain_dual`; each split and sum of
+Algorithm 9.3 is one row), its shortfall added. The result is the interval
+[cᵀξ̄ of the returned plan, certified U] (``extra["bound_interval"]``, width relative to R in
+``extra["relative_interval_width"]``): U ≥ OPT is certified; cᵀξ̄ is the objective of a plan whose
+EFCE gap is the measured one (it may exceed OPT by what that gap buys). In a game with a triangle
+the bound is HiGHS's max over 𝒱 ⊇ Ξ (small games only): still ≥ OPT, but it may not close.
+
+The forests hold Σ p_c u_i / R (not the LP's power-of-two scaling), so λ is in units of the payoff
+range as documented.
+
 **More than two players.** The thesis's three-player rows (D32, K35, GL33, L3132, L3133, L3223 of
 Table 10.1) use the correlation-plan representation of Zhang, Farina, Celli & Sandholm (EC 2022),
 which the thesis cites but does not write out (notes §1.8 "n players"); it cannot be reconstructed
@@ -53,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.analysis.correlated_gaps import efce_gap, trigger_gains
+from lpgame.analysis.correlated_gaps import LagrangianBound, TriggerGains, efce_gap
 from lpgame.compile import compile_game
 from lpgame.equilibria.correlated import (
     OBJECTIVE_OPTION,
@@ -72,7 +85,6 @@ from lpgame.equilibria.efce import (
     PlayerTree,
     _find,
     _join,
-    _own_payoff_entries,
     triggers,
 )
 from lpgame.equilibria.scaled_extension import (
@@ -88,6 +100,12 @@ from lpgame.sequence_form import SequenceForm
 LAMBDA_SCHEDULES = ("adaptive", "fixed", "growing")
 DEFAULT_MULTIPLIER = 10.0
 MAX_LISTED_PLAN_ENTRIES = 20_000
+DEFAULT_MAX_LP_PAIRS = 200_000
+LAMBDA_SEARCH = (-3, -2, -1, 0, 1, 2, 3)
+"""The certified bound is evaluated at λ·2^k for these k (same deviator points) and the smallest
+is certified: each is a valid bound, and U(λ) is convex in λ."""
+"""Games with a triangle: the largest number of pairs for which the upper bound is certified by
+HiGHS over 𝒱 (triangle-free games use the chain's dual, at any size)."""
 
 
 @register_result_kind
@@ -122,6 +140,9 @@ class TriggerForest:
     deviation: sp.csr_array        # (trigger-sequence entries) × pairs: gain coefficients
     obedience: sp.csr_array        # triggers × pairs: the obedient value
     labels: list[str]
+    row_t: np.ndarray | None = None     # (trigger, sequence) of each row entry
+    row_s: np.ndarray | None = None
+    num_sequences: int = 0
 
     def __post_init__(self):
         self._deviation_t = sp.csr_array(self.deviation.T)
@@ -146,6 +167,13 @@ class TriggerForest:
         """Σ_σ̂ A_{i,σ̂} x_{i,σ̂} as a vector over the pairs (the mediator's gradient of the gains)."""
         return self._deviation_t @ x[self.rows] - self._obedience_t @ x[self.deviate]
 
+    def deviators(self, x: np.ndarray) -> tuple[np.ndarray, sp.csr_array]:
+        """x as (deviate weight per trigger, continuation as a triggers × sequences array): the
+        layout of :meth:`lpgame.analysis.correlated_gaps.LagrangianBound.lagrangian`."""
+        y = sp.csr_array((x[self.rows], (self.row_t, self.row_s)),
+                         shape=(self.num_triggers, self.num_sequences))
+        return x[self.deviate].copy(), y
+
 
 def trigger_forest(sf: SequenceForm, space: CorrelationPlanSpace, player: int,
                    scale: float) -> TriggerForest:
@@ -164,8 +192,12 @@ def trigger_forest(sf: SequenceForm, space: CorrelationPlanSpace, player: int,
     row_key = np.sort(ti * n + scope_s[ri])
     row_t, row_s = row_key // n, row_key % n
     R = row_key.size
-    own, opp, val = _own_payoff_entries(sf, player)
-    val = val / scale
+    # Σ p_c u_i, divided by R only (not the LP's power-of-two scaling), so that λ is unit-free
+    coo = sp.coo_array(sf.payoff_matrix(player))
+    coo.sum_duplicates()
+    keep = coo.data != 0
+    own, opp = (coo.row[keep], coo.col[keep]) if player == 0 else (coo.col[keep], coo.row[keep])
+    val = coo.data[keep] / scale
     ri, ei = _join(row_s, own)
     deviation = sp.csr_array((val[ei], (ri, pair_pos(trig.cond[row_t[ri]], opp[ei]))),
                              shape=(R, space.num_pairs))
@@ -199,7 +231,7 @@ def trigger_forest(sf: SequenceForm, space: CorrelationPlanSpace, player: int,
                                  slot_rows])
     chain = ScaledExtensionChain(3 * T + R, np.arange(T), split_parent, slot_split, slot_entry,
                                  np.zeros(0, np.int64), sp.csr_array((0, 3 * T + R)))
-    return TriggerForest(chain, T, deviation, obedience, trig.labels)
+    return TriggerForest(chain, T, deviation, obedience, trig.labels, row_t, row_s, n)
 
 
 @dataclass
@@ -213,6 +245,7 @@ class Checkpoint:
     upper_bound: float
     multiplier: float
     xi: np.ndarray
+    bound_point: tuple | None = None    # (λ, deviator points) of ``upper_bound`` when set here
 
     def score(self, scale: float) -> float:
         """max(gap, |U − objective|) / R: an objective above the bound U ≥ optimum is as far off
@@ -231,8 +264,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                         iterations: int = 100_000, time_limit: float | None = None,
                         regret_minimiser: str = "drm", multiplier: float = DEFAULT_MULTIPLIER,
                         schedule: str = "adaptive", check_every: int | None = None,
-                        max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES
-                        ) -> LearnedCorrelatedResult:
+                        max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES,
+                        max_lp_pairs: int = DEFAULT_MAX_LP_PAIRS) -> LearnedCorrelatedResult:
     """An optimal EFCE of a two-player game by regret minimisation on (10.3).
 
     ``objective``: ``"welfare"``, ``"player1"``, ``"player2"`` or weights (as the LP).
@@ -269,6 +302,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     leaf_pos = space.index(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
     c = np.bincount(leaf_pos, weights=sf.terminal_chance * (payoffs @ w), minlength=space.num_pairs)
     forests = [trigger_forest(sf, space, i, scale) for i in range(2)]
+    checkers = [TriggerGains(sf, i, "efce") for i in range(2)]     # independent of the learner
     built = time.perf_counter()
 
     mediator = LocalRegretMinimisers(chain, regret_minimiser)
@@ -279,6 +313,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     checks = set(_schedule(iterations, check_every))
     history: list[Checkpoint] = []
     best: Checkpoint | None = None
+    bound_point = None
     status = "iteration_limit"
     t = 0
     lam = multiplier
@@ -304,10 +339,12 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
         elapsed = time.perf_counter() - start
         out_of_time = time_limit is not None and elapsed >= time_limit
         if t in checks or out_of_time or t == iterations:
-            point = _checkpoint(sf, space, chain, forests, c, scale, lam, xi_sum / weight_sum,
+            point = _checkpoint(checkers, space, chain, forests, c, scale, lam, xi_sum / weight_sum,
                                 [[s / weight_sum for s in x_sums], xs], t, elapsed,
                                 history[-1].upper_bound if history else np.inf)
             history.append(point)
+            if point.bound_point is not None:
+                bound_point = point.bound_point
             if best is None or point.score(scale) <= best.score(scale):
                 best = point
             if point.score(scale) <= target_gap:
@@ -325,9 +362,91 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
         if out_of_time:
             status = "time_limit"
             break
+    learned = time.perf_counter()
+    # the regrets and sums are not needed any more: free them before the certificate's arrays
+    del mediator, deviators, xi_sum, x_sums
+    certificate = certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_point,
+                                  triangle_free, max_lp_pairs)
     return _result(sf, space, chain, forests, best, history, status, objective, w, scale, t,
                    start, built, target_gap, regret_minimiser, multiplier, schedule,
-                   triangle_free)
+                   triangle_free, certificate, time.perf_counter() - learned)
+
+
+def chain_dual(space: CorrelationPlanSpace, chain: ScaledExtensionChain, gradient: np.ndarray,
+               scale: float = 1.0) -> tuple[float, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """The dynamic programme of max_{ξ ∈ chain} ⟨gradient, ξ⟩ read as a dual vector of the
+    von Stengel–Forges rows (every split and every sum of Algorithm 9.3 is one such row): split k
+    over the actions of J with the other's sequence τ fixed gets max_a V(child a) on row (J, τ);
+    a sum ξ[t] = Σ_a ξ[(J, a) ⊕ τ] gets −V(t) on row (J, τ); the root row gets V(root). With
+    these values every dual constraint holds (with equality at sums and the root), so
+    y_root = the chain's maximum. Returns (root value, per player (J, τ, value)), times ``scale``.
+    """
+    chain.slot_values(gradient, None)
+    values = chain._last_values
+    pairs = space.pairs
+    inf = [space.trees[0].seq_infoset, space.trees[1].seq_infoset]
+    parts: list[list[tuple]] = [[], []]
+    if chain.num_splits:
+        parent = pairs[chain.split_parent]
+        child = pairs[chain.slot_entry[chain.split_first]]
+        best = np.maximum.reduceat(values[chain.slot_entry], chain.split_first)
+        _dual_rows(parts, parent, child, best, inf)
+    if chain.sum_target.size:
+        target = pairs[chain.sum_target]
+        m = chain.sum_matrix.tocsr()
+        member = pairs[m.indices[m.indptr[:-1]]]
+        _dual_rows(parts, target, member, -values[chain.sum_target], inf)
+    rows = []
+    for part in parts:
+        if part:
+            rows.append(tuple(np.concatenate([p[k] for p in part]) for k in range(2))
+                        + (np.concatenate([p[2] for p in part]) * scale,))
+        else:
+            rows.append((np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)))
+    return float(values[chain.roots].sum()) * scale, rows
+
+
+def _dual_rows(parts, fixed_pairs, summed_pairs, value, inf) -> None:
+    """Row (player, J, τ) of each step: player 1's when the second sequence is the same."""
+    one = summed_pairs[:, 1] == fixed_pairs[:, 1]
+    parts[0].append((inf[0][summed_pairs[one, 0]], summed_pairs[one, 1], value[one]))
+    parts[1].append((inf[1][summed_pairs[~one, 1]], summed_pairs[~one, 0], value[~one]))
+
+
+def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_point,
+                    triangle_free: bool, max_lp_pairs: int) -> dict:
+    """The learner's best Lagrangian bound re-derived by :class:`LagrangianBound`, which trusts
+    neither the deviator points (rebuilt into their sets) nor the maximiser (a dual vector whose
+    shortfall is added): triangle-free games with the chain's dynamic programme as the dual;
+    games with a triangle by HiGHS over 𝒱 (⊇ Ξ: a weaker bound) while 𝒱 has at most
+    ``max_lp_pairs`` pairs."""
+    if bound_point is None:
+        return {"status": "none", "reason": "no checkpoint"}
+    lam, xs = bound_point
+    if not triangle_free and space.num_pairs > max_lp_pairs:
+        return {"status": "none", "reason": f"a triangle and {space.num_pairs:,} pairs: no dual "
+                                            f"vector and no LP within {max_lp_pairs:,} pairs"}
+    bound = LagrangianBound(sf, gains=checkers)
+    deviators = [f.deviators(x) for f, x in zip(forests, xs)]
+    if triangle_free:
+        # the bound is convex in λ for fixed x: try λ·2^k and certify the smallest
+        penalty = sum(f.penalty(x) for f, x in zip(forests, xs))
+        grad = np.zeros(chain.num_entries)
+        best = None
+        for k in LAMBDA_SEARCH:
+            grad[:space.num_pairs] = c / scale - lam * 2.0 ** k * penalty
+            value = chain.best_value(grad)
+            if best is None or value < best[0]:
+                best = (value, lam * 2.0 ** k)
+        lam = best[1]
+        grad[:space.num_pairs] = c / scale - lam * penalty
+        dual = chain_dual(space, chain, grad, scale)
+        cert = bound.bound(w, lam, deviators, dual)
+        over = "Ξ = 𝒱 (triangle-free)"
+    else:
+        cert = bound.bound(w, lam, deviators)
+        over = "𝒱 ⊇ Ξ (the game has a triangle: the bound can stay above the optimum)"
+    return {"status": "certified", "over": over, **cert.to_dict()}
 
 
 def _check_options(target_gap, iterations, time_limit, regret_minimiser, multiplier, schedule,
@@ -360,25 +479,28 @@ def _schedule(iterations: int, check_every: int | None) -> list[int]:
     return out
 
 
-def _checkpoint(sf, space, chain, forests, c, scale, lam, xi_bar, deviator_points, t, elapsed,
-                bound: float) -> Checkpoint:
+def _checkpoint(checkers, space, chain, forests, c, scale, lam, xi_bar, deviator_points, t,
+                elapsed, bound: float) -> Checkpoint:
     """Measure the averaged plan: its objective, its independent EFCE gap, and the Lagrangian
     bound, the smallest of ``bound`` (earlier checkpoints) and max_{ξ∈Ξ} L(ξ, x) at each of the
     given deviator points (averages, last iterates): each is ≥ the optimum for any λ ≥ 0."""
     matrix = space.as_matrix(xi_bar)
-    gap = max(0.0, max(float(trigger_gains(sf, matrix, i, "efce")[0].max(initial=0.0))
-                       for i in range(2)))
+    gap = max(0.0, max(float(check(matrix).max(initial=0.0)) for check in checkers))
     P = space.num_pairs
+    point = None
     for xs in deviator_points:
         grad = np.zeros(chain.num_entries)
         grad[:P] = c / scale - lam * sum(f.penalty(x) for f, x in zip(forests, xs))
-        bound = min(bound, chain.best_value(grad) * scale)
-    return Checkpoint(t, elapsed, float(c @ xi_bar), float(gap), float(bound), lam, xi_bar)
+        value = chain.best_value(grad) * scale
+        if value < bound:
+            bound, point = value, (lam, [x.copy() for x in xs])
+    return Checkpoint(t, elapsed, float(c @ xi_bar), float(gap), float(bound), lam, xi_bar,
+                      point)
 
 
 def _result(sf, space, chain, forests, best: Checkpoint, history, status, objective, w, scale, t,
             start, built, target_gap, regret_minimiser, multiplier, schedule,
-            triangle_free) -> LearnedCorrelatedResult:
+            triangle_free, certificate: dict, certify_seconds: float) -> LearnedCorrelatedResult:
     xi = best.xi
     check = efce_gap(sf, space.as_matrix(xi))
     leaf_pos = space.index(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
@@ -397,9 +519,14 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
         "payoff_range": scale, "iterations": t, "best_iteration": best.iteration,
         "regret_minimiser": regret_minimiser, "lambda0": multiplier, "schedule": schedule,
         "relevant_pairs": space.num_pairs, "history": [h.row(scale) for h in history],
+        "bound_certificate": certificate,
         "source": "Farina 2023, Ch. 10, eq. (10.3), Thm 10.1; Ξ by "
                   + ("Algorithm 9.3" if triangle_free else "Def. 9.1 over pure plan pairs"),
     }
+    if certificate.get("status") == "certified":
+        extra["certified_upper_bound"] = certificate["value"]
+        extra["bound_interval"] = [best.objective, certificate["value"]]
+        extra["relative_interval_width"] = (certificate["value"] - best.objective) / scale
     extra["xi_representation"] = ("scaled-extension chain (Algorithm 9.3)" if triangle_free
                                   else "distribution over pairs of reduced plans")
     size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
@@ -409,7 +536,8 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
         game=sf.game.name, concept="efce", variant="learning", objective=best.objective,
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
         gap=check.gap, optimal=False, exact=False, triangle_free=triangle_free, size=size,
-        seconds={"build": built - start, "learn": end - built, "total": end - start},
+        seconds={"build": built - start, "learn": end - built - certify_seconds,
+                 "certify": certify_seconds, "total": end - start},
         solver={"name": f"regret minimisation ({regret_minimiser})", "backend": "learning",
                 "crossover": None, "tolerance": target_gap, "exact_certification": False},
         backend="learning", correlation_plan=plan_entries, realisable=True,

@@ -46,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.errors import LpgameError
+from lpgame.sorted_keys import unique
 
 REGRET_MINIMISERS = ("drm", "prm+")
 
@@ -62,6 +63,9 @@ class _Level:
     sum_cols: np.ndarray
     sum_rows: np.ndarray
     unique_cols: bool
+    slot_entries: np.ndarray    # slot_entry[slot]: the entries the level's slots fill
+    slot_parents: np.ndarray    # split_parent[slot_split[slot]]: the entry each slot scales
+    split_parents: np.ndarray   # split_parent[split]
 
 
 class ScaledExtensionChain:
@@ -141,14 +145,17 @@ class ScaledExtensionChain:
         self.level_steps = []
         for d in range(self.num_levels):
             slot = np.flatnonzero(slot_level == d)
-            split = np.unique(self.slot_split[slot])
+            split = unique(self.slot_split[slot])
             start = np.searchsorted(slot, self.split_first[split])
             sidx = np.flatnonzero(sum_level == d)
             part = sp.coo_array(sums[sidx]) if sidx.size else None
             cols = part.col.astype(np.int64) if part is not None else np.zeros(0, np.int64)
             rows = part.row.astype(np.int64) if part is not None else np.zeros(0, np.int64)
             self.level_steps.append(_Level(slot, split, start, self.sum_target[sidx], cols, rows,
-                                           np.unique(cols).size == cols.size))
+                                           unique(cols).size == cols.size,
+                                           self.slot_entry[slot],
+                                           self.split_parent[self.slot_split[slot]],
+                                           self.split_parent[split]))
 
     # ------------------------------------------------------------------ passes
     def uniform(self) -> np.ndarray:
@@ -169,8 +176,7 @@ class ScaledExtensionChain:
         x[self.roots] = 1.0
         for lv in self.level_steps[1:]:
             if lv.slot.size:
-                s = lv.slot
-                x[self.slot_entry[s]] = x[self.split_parent[self.slot_split[s]]] * behaviour[s]
+                x[lv.slot_entries] = x[lv.slot_parents] * behaviour[lv.slot]
             if lv.sum_target.size:
                 x[lv.sum_target] = np.bincount(lv.sum_rows, weights=x[lv.sum_cols],
                                                minlength=lv.sum_target.size)
@@ -187,12 +193,12 @@ class ScaledExtensionChain:
                 else:
                     np.add.at(value, lv.sum_cols, add)
             if lv.slot.size:
-                v = value[self.slot_entry[lv.slot]]
+                v = value[lv.slot_entries]
                 if behaviour is None:
                     per_split = np.maximum.reduceat(v, lv.split_start)
                 else:
                     per_split = np.add.reduceat(behaviour[lv.slot] * v, lv.split_start)
-                np.add.at(value, self.split_parent[lv.split], per_split)
+                np.add.at(value, lv.split_parents, per_split)
         self._last_values = value
         return value[self.slot_entry]
 

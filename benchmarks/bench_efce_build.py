@@ -1,0 +1,64 @@
+"""The build stages of optimal EFCE by learning on one catalog game, timed one by one: the relevant
+pairs (CorrelationPlanSpace), the scaled-extension chain of Ξ (Algorithm 9.3), the trigger forests,
+and the independent EFCE gap at a checkpoint (first plan, then a second plan of the same pattern).
+
+    python -m benchmarks.bench_efce_build sheriff N=10 B=3 rounds=3
+    python -m benchmarks.bench_efce_build battleship rows=2 cols=3 shots=3
+
+Runs against whatever lpgame is first on the path, so the same command measures an older tree
+(``git archive <commit> lpgame | tar -x -C /tmp/old`` then ``PYTHONPATH=/tmp/old``): the gap is
+timed through ``TriggerGains`` when the tree has it and through ``trigger_gains`` otherwise.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+
+
+def main(argv: list[str] | None = None) -> None:
+    import lpgame
+    from lpgame.analysis import correlated_gaps as cg
+    from lpgame.equilibria.correlation_decomposition import correlation_chain
+    from lpgame.equilibria.efce import CorrelationPlanSpace
+    from lpgame.equilibria.efce_learning import trigger_forest
+
+    argv = sys.argv[1:] if argv is None else argv
+    name = argv[0]
+    params = {k: int(v) for k, v in (a.split("=") for a in argv[1:])}
+    out = {}
+    t = time.perf_counter()
+    sf = lpgame.compile_game(lpgame.games.make(name, **params))
+    out["compile"] = time.perf_counter() - t
+    t = time.perf_counter()
+    space = CorrelationPlanSpace(sf)
+    out["pairs"] = time.perf_counter() - t
+    t = time.perf_counter()
+    chain = correlation_chain(space)
+    out["chain"] = time.perf_counter() - t
+    t = time.perf_counter()
+    [trigger_forest(sf, space, i, 1.0) for i in range(2)]
+    out["forests"] = time.perf_counter() - t
+    xi = chain.point(chain.uniform())[:space.num_pairs]
+    plans = [space.as_matrix(xi), space.as_matrix(0.5 * xi)]
+    if hasattr(cg, "TriggerGains"):
+        t = time.perf_counter()
+        evaluators = [cg.TriggerGains(sf, i, "efce") for i in range(2)]
+        out["gap setup"] = time.perf_counter() - t
+        for label, plan in zip(("gap 1st", "gap next"), plans):
+            t = time.perf_counter()
+            [e(plan) for e in evaluators]
+            out[label] = time.perf_counter() - t
+    else:
+        for label, plan in zip(("gap 1st", "gap next"), plans):
+            t = time.perf_counter()
+            [cg.trigger_gains(sf, plan, i, "efce") for i in range(2)]
+            out[label] = time.perf_counter() - t
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(f"{name} {params}: {space.num_pairs:,} relevant pairs; "
+          + ", ".join(f"{k} {v:.2f} s" for k, v in out.items()) + f"; peak {peak:.2f} GiB")
+
+
+if __name__ == "__main__":
+    main()
