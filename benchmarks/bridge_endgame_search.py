@@ -9,8 +9,8 @@ every fixed 3-card hand, up to the symmetry of the three side suits, and every s
 the play order (0 = leads the first trick). It prints the readings closest to Table A.1.
 
 Result (see docs/bridge_endgame.md): no reading under the stated rules gives 379,008 terminals, so
-the game is not in the catalog. Run: ``python benchmarks/bridge_endgame_search.py`` (a few minutes)
-or ``python benchmarks/bridge_endgame_search.py 2S,2H,3H 1`` for one reading.
+the game is not in the catalog. Run: ``python benchmarks/bridge_endgame_search.py`` (about 15 minutes on
+a shared 2-core machine) or ``python benchmarks/bridge_endgame_search.py 2S,2H,3H 1`` for one reading.
 """
 
 from __future__ import annotations
