@@ -2,7 +2,7 @@
 
 Layers, from the bottom:
 
-0. errors, limits, rational, registry (data only), io.json_io
+0. errors, limits, rational, registry (data only), io.json_io, sorted_keys (array helpers)
 1. game models: game/, io/ readers of game files (gambit, openspiel, files), the ordered-signal
    models of abstraction/ (ordered_game, compile, views, signal_tree), the catalog games/
 2. sequence_form, compile, team_belief_dag (the team's analogue of the sequence form)
@@ -36,7 +36,8 @@ ROOT = Path(lpgame.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
     ("lpgame.errors", "lpgame.limits", "lpgame.rational", "lpgame.exact_probabilities",
-     "lpgame.registry", "lpgame.io", "lpgame.io.json_io", "lpgame.lazy", "lpgame.io.safe_files"),
+     "lpgame.registry", "lpgame.io", "lpgame.io.json_io", "lpgame.lazy", "lpgame.io.safe_files",
+     "lpgame.sorted_keys"),
     ("lpgame.game", "lpgame.io.gambit", "lpgame.io.openspiel", "lpgame.io.files",
      "lpgame.abstraction.ordered_game", "lpgame.abstraction.compile", "lpgame.abstraction.views",
      "lpgame.abstraction.signal_tree", "lpgame.games"),
