@@ -259,12 +259,7 @@ class _ChainParts:
 def correlation_chain_recursive(space: CorrelationPlanSpace) -> ScaledExtensionChain:
     """Algorithm 9.3 as the thesis writes it, a recursive walk of the pairs in Python: the
     reference that :func:`correlation_chain` (breadth-first, vectorised) is tested against."""
-    triangle = space.triangle()
-    if triangle is not None:
-        raise InvalidGameError(
-            f"{space.sf.game.name}: not triangle-free (Farina 2023, Def. 9.5; witness "
-            f"{' / '.join(triangle)}), so its correlation plans have no scaled-extension chain "
-            f"of Algorithm 9.3; optimal EFCE by learning needs a triangle-free two-player game")
+    _refuse_triangles(space)
     t1, t2 = space.trees
     m1, m2 = t1.num_infosets, t2.num_infosets
     n2 = space.n2
