@@ -283,3 +283,55 @@ def test_time_limit_gives_a_labelled_partial_answer_with_its_measured_gap():
         assert r.extra["bound_gap"] == pytest.approx(r.extra["upper_bound"] - r.objective)
         if r.extra["phase"] == 2:
             assert r.extra["upper_bound"] >= r.objective - 1e-9
+
+
+# ---------------------------------------------------------------------------- target gap
+@SETTINGS
+@given(game=tree_games(), objective=st.sampled_from(["welfare", "player1"]))
+def test_target_gap_stops_within_one_percent_of_the_brute_force_optimum(game, objective):
+    """target_gap=0.01: the returned μ is an EFCE up to 1 % of R (measured independently) and its
+    objective is within 1 % of R of the brute-force optimal EFCE LP and of the upper bound."""
+    sf = compile_game(game)
+    w = np.ones(3) if objective == "welfare" else np.array([1.0, 0.0, 0.0])
+    optimum, _, _ = brute_force(sf, w)
+    r = solve_efce_column_generation(game, objective=objective, target_gap=0.01)
+    scale = r.extra["payoff_range"]
+    assert r.extra["status"] in ("target_gap", "optimal") and r.extra["target_gap"] == 0.01
+    assert r.gap <= 0.01 * scale
+    assert optimum - 0.01 * scale - 1e-9 <= r.objective <= optimum + 1e-6 * max(1.0, scale)
+    assert r.extra["upper_bound"] - r.objective <= 0.01 * scale + 1e-9
+
+
+@pytest.mark.parametrize("objective", ["welfare", "player1"])
+def test_target_gap_on_three_player_kuhn_is_within_one_percent_of_the_exact_run(objective):
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    r = solve_efce_column_generation(game, objective=objective, target_gap=0.01)
+    exact = solve_efce_column_generation(game, objective=objective)
+    scale = r.extra["payoff_range"]
+    assert exact.extra["status"] == "optimal" and exact.extra["target_gap"] is None
+    assert r.extra["status"] in ("target_gap", "optimal")
+    assert r.gap <= 0.01 * scale
+    assert r.objective >= exact.objective - 0.01 * scale - 1e-9
+    assert r.extra["upper_bound"] - r.objective <= 0.01 * scale + 1e-9
+
+
+def test_target_gap_through_solve_and_the_cli(capsys):
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    r = lpgame.solve(game, concept="efce", target_gap=0.01)
+    assert r.variant == "column_generation" and r.extra["target_gap"] == 0.01
+    assert r.extra["status"] in ("target_gap", "optimal")
+    assert main(["solve", "kuhn_poker", "players=3", "cards=3", "--concept", "efce",
+                 "--target-gap", "0.01", "--json", "-", "--quiet"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["variant"] == "column_generation"
+    assert obj["status"] in ("target_gap", "optimal")
+    assert obj["certificate"]["gain"] <= 0.01 * r.extra["payoff_range"]
+
+
+@pytest.mark.parametrize("bad", [-0.01, 0, 1.5, "0.01", "abc", True, float("nan")])
+def test_bad_target_gaps_are_refused(bad):
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    with pytest.raises(OptionError, match="target_gap"):
+        solve_efce_column_generation(game, target_gap=bad)
+    with pytest.raises(OptionError, match="target_gap"):
+        lpgame.solve(game, concept="efce", target_gap=bad)

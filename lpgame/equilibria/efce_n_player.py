@@ -48,6 +48,12 @@ stops at its limit). The run stops, certified optimal, when ρ̄ ≤ ``column_to
 labelled as not an EFCE) with its objective, the smallest Lagrangian bound seen and their
 difference.
 
+**Target gap.** With ``target_gap`` = t (a fraction of R; default None: run to
+``column_tolerance``), the run also stops, status ``target_gap``, at the first phase-2 master whose
+support μ is an EFCE up to t·R (its gap measured independently, below) and whose measured
+objective is within t·R of the smallest Lagrangian bound: the 1 % criterion of the thesis's
+Table 10.1 (Farina 2023 §10.4; optimality and feasibility both within 1 % of the payoff range).
+
 **Independent check.** The returned μ's EFCE gap is computed by
 :mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with
 ``exact=True``), never from the LP.
@@ -59,6 +65,7 @@ It is the default for games with three or more players.
 
 from __future__ import annotations
 
+import numbers
 import sys
 import time
 from dataclasses import dataclass
@@ -87,7 +94,7 @@ DEFAULT_COLUMN_TOLERANCE = 1e-7
 """Reduced costs at or below this fraction of the payoff range count as non-improving."""
 DEFAULT_MAX_COLUMNS = 20_000
 COLUMNS_PER_ROUND = 16
-STATUSES = ("optimal", "time_limit", "column_limit")
+STATUSES = ("optimal", "target_gap", "time_limit", "column_limit")
 BOUND_RESERVE = 0.15
 SMOOTHING = (0.5, 0.0)
 """Wentges smoothing factors tried in turn by the phase-2 MILP pricing (0: the current duals)."""
@@ -611,6 +618,10 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
         status = self.extra.get("status", "?")
         if status == "optimal":
             return "optimal (column generation certified by the MILP oracle)"
+        if status == "target_gap":
+            return (f"within target_gap {self.extra.get('target_gap')} of the payoff range: "
+                    f"objective {self.objective:.6g}, upper bound {self.extra.get('upper_bound')}, "
+                    f"bound gap {self.extra.get('bound_gap')}, EFCE gap {self.gap:.3g}")
         gap = self.extra.get("bound_gap")
         where = "no EFCE found yet: " if self.extra.get("phase") == 1 else ""
         return (f"partial, {where}{status}: objective {self.objective:.6g}, upper bound "
@@ -622,13 +633,17 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                                  max_columns: int = DEFAULT_MAX_COLUMNS,
                                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE,
                                  exact: bool = False, players: int | None = None,
-                                 verbose: bool = False) -> ColumnGenerationCorrelatedResult:
+                                 verbose: bool = False, target_gap: float | None = None
+                                 ) -> ColumnGenerationCorrelatedResult:
     """An optimal EFCE of ``game`` (any number of players) by column generation (module docstring).
 
     ``objective``: ``welfare``, ``player1`` … ``playerN`` or N weights. ``time_limit`` (seconds,
     the whole run) and ``max_columns`` end the run with a labelled partial answer. ``players``:
     when given, the game must have that many players (the benchmark of Table 10.1's three-player
     rows asks for 3). ``exact=True`` also computes the returned μ's gap in rational arithmetic.
+    ``target_gap`` (a fraction of the payoff range R in (0, 1)): also stop, status
+    ``target_gap``, once μ's measured EFCE gap and its distance to the Lagrangian upper bound are
+    both at most ``target_gap``·R (module docstring).
     """
     start = time.perf_counter()
     sf = compile_game(game)
@@ -643,11 +658,17 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         raise OptionError(f"max_columns must be at least 1; got {max_columns}")
     if not column_tolerance > 0:
         raise OptionError(f"column_tolerance must be positive; got {column_tolerance}")
+    if target_gap is not None and (not isinstance(target_gap, numbers.Real)
+                                   or isinstance(target_gap, bool)
+                                   or not 0 < float(target_gap) < 1):
+        raise OptionError(f"target_gap is a fraction of the payoff range in (0, 1); got "
+                          f"{target_gap!r}")
     w = objective_weights(objective, n)
     payoffs = sf.terminal_payoffs
     scale = float(payoffs.max() - payoffs.min()) if payoffs.size else 1.0
     scale = scale if scale > 0 else 1.0
     tol = column_tolerance * scale
+    target = None if target_gap is None else float(target_gap) * scale
     model = Model(sf, w)
     built = time.perf_counter()
 
@@ -669,6 +690,30 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     milp_seconds = 0.0
     last_phase2 = None
     center = None
+
+    def measure(mu_: np.ndarray) -> tuple[float, float]:
+        """(objective, independent EFCE gap) of the master's support."""
+        keep_ = np.flatnonzero(mu_ > SUPPORT_TOLERANCE)
+        probs_ = mu_[keep_] / mu_[keep_].sum()
+        plans_ = [np.stack([model.columns[k][i] for k in keep_]) for i in range(n)]
+        reach_ = np.ones((keep_.size, sf.terminal_sequences.shape[0]), dtype=bool)
+        for i in range(n):
+            reach_ &= plans_[i][:, sf.terminal_sequences[:, i]].astype(bool)
+        values_ = ((probs_ @ reach_) * sf.terminal_chance) @ payoffs
+        return float(np.dot(w, values_)), float(n_player_efce_gap(sf, plans_, probs_).gap)
+
+    checked_at = set()
+
+    def reached_target() -> bool:
+        """Phase 2 with the bound within target·R of the master: μ measured independently."""
+        if target is None or last_phase2 is None or upper_bound is None:
+            return False
+        z_, mu_, _ = last_phase2
+        if upper_bound - z_ > target or z_ in checked_at:
+            return False
+        checked_at.add(z_)
+        obj_, gap_ = measure(mu_)
+        return gap_ <= target and upper_bound - obj_ <= target
 
     def note_bound(master: float, oracle_upper: float) -> None:
         nonlocal upper_bound
@@ -701,6 +746,9 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             last_phase2 = (z, mu.copy(), duals)
             if upper_bound is not None and upper_bound - z <= tol:
                 status = "optimal"
+                break
+            if reached_target():
+                status = "target_gap"
                 break
         if len(model.columns) >= max_columns:
             status = "column_limit"
@@ -751,7 +799,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             if true_rc > tol and model.add(plans, phase):
                 added = True
                 break
-            if upper_bound is not None and upper_bound - z <= tol:
+            if upper_bound is not None and upper_bound - z <= max(tol, target or 0.0):
                 break
             if not proved:
                 break
@@ -759,6 +807,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             continue
         if upper_bound is not None and upper_bound - z <= tol:
             status = "optimal"
+        elif reached_target():
+            status = "target_gap"
         else:
             status = "time_limit"
         break
@@ -798,6 +848,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
              "bound_gap": None if upper_bound is None else upper_bound - obj,
              "master_objective": z, "columns": k_cols, "iterations": iterations,
              "payoff_range": scale, "column_tolerance": column_tolerance,
+             "target_gap": target_gap,
              "milp_seconds": milp_seconds, "history": history}
     if phase == 1:
         extra["violation"] = e
@@ -827,7 +878,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                  objective="welfare", time_limit: float | None = None,
                  max_columns: int = DEFAULT_MAX_COLUMNS,
                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE, exact_gap: bool = False,
-                 **_solver_options) -> ColumnGenerationCorrelatedResult:
+                 target_gap: float | None = None, **_solver_options) -> ColumnGenerationCorrelatedResult:
     if method not in (None, "column_generation"):
         raise OptionError(f"efce with method={method!r} takes two-player games; for three or more "
                           "players use method='column_generation' (the default there)")
@@ -836,7 +887,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
     return solve_efce_column_generation(game, objective=objective, time_limit=time_limit,
                                         max_columns=max_columns,
                                         column_tolerance=column_tolerance,
-                                        exact=exact or bool(exact_gap))
+                                        exact=exact or bool(exact_gap), target_gap=target_gap)
 
 
 register(Concept(
@@ -859,6 +910,10 @@ register(Concept(
         Option("column_tolerance", float, DEFAULT_COLUMN_TOLERANCE,
                "column generation: reduced costs at most this fraction of the payoff range "
                "count as non-improving"),
+        Option("target_gap", float, None,
+               "column generation: also stop (status target_gap) once the EFCE gap and the "
+               "distance to the Lagrangian upper bound are both at most this fraction of the "
+               "payoff range (default: run to column_tolerance)"),
         Option("exact_gap", bool, False, "also compute the returned distribution's EFCE gap in "
                "rational arithmetic (the distribution itself is the LP's floats)"),
     ),
