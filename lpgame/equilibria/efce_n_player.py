@@ -812,7 +812,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         else:
             status = "time_limit"
         break
-    if status != "optimal" and last_phase2 is not None and time_limit is not None \
+    if status not in ("optimal", "target_gap") and last_phase2 is not None \
+            and time_limit is not None \
             and not any(h.get("master") == last_phase2[0] and h.get("bound") is not None
                         for h in history):
         # the reserved time: one MILP on the last phase-2 duals gives a Lagrangian bound
