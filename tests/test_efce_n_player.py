@@ -335,3 +335,16 @@ def test_bad_target_gaps_are_refused(bad):
         solve_efce_column_generation(game, target_gap=bad)
     with pytest.raises(OptionError, match="target_gap"):
         lpgame.solve(game, concept="efce", target_gap=bad)
+
+
+def test_cli_json_on_stdout_is_clean_json_for_three_players():
+    """HiGHS's C-level banner must not reach standard output (capsys cannot see it: a subprocess)."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "lpgame", "solve", "kuhn_poker", "players=3",
+                          "cards=3", "--concept", "efce", "--objective", "player1", "--json", "-"],
+                         capture_output=True, text=True, timeout=300, check=True)
+    data = json.loads(out.stdout)
+    assert data["concept"] == "efce"

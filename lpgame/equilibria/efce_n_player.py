@@ -86,6 +86,7 @@ from lpgame.equilibria.correlated import (
     plan_label,
 )
 from lpgame.errors import LpgameError, OptionError, SolverError
+from lpgame.lp.highs_backend import quiet_highs
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, register_result_kind
 from lpgame.sequence_form import SequenceForm
@@ -271,8 +272,7 @@ class Model:
             vals += [-np.ones(t.size), np.ones(t.size)]
         a = sp.csc_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                          shape=(self.num_rows, self.mu_offset))
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = quiet_highs()
         h.setOptionValue("simplex_strategy", 4)      # primal: a new column keeps the basis feasible
         lp = highspy.HighsLp()
         inf = highspy.kHighsInf

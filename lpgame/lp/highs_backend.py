@@ -73,6 +73,14 @@ def _swallow_highs_banner() -> None:
 _swallow_highs_banner()
 
 
+def quiet_highs() -> highspy.Highs:
+    """A HiGHS instance that writes nothing (no banner: this module swallowed it on import; no log:
+    ``output_flag`` off), for code that drives highspy directly (column-generation masters)."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def _to_highs_lp(lp: LinearProgram, assembled: Assembled | None = None) -> highspy.HighsLp:
     m = lp.assemble() if assembled is None else assembled
     model = highspy.HighsLp()
