@@ -62,14 +62,9 @@ def tmecor_lp(team: Team, space: CorrelationPlanSpace | None) -> tuple[LinearPro
         a, b = team.members
         leaf_pos = space.index(seqs[:, a], seqs[:, b])
         n_xi = space.num_pairs
-    v = lp.add_variables("v", sf.num_infosets(o) + 1, lower=-np.inf)
     M = sp.csr_array((team.leaf_weight, (seqs[:, o], leaf_pos)),
                      shape=(sf.num_sequences(o), n_xi))
-    lp.add_constraints("opponent_best_response", [(v, sf.treeplex_matrix(o).T), (xi, -M)], "<=",
-                       0.0, labels=sf.sequence_labels(o) if sf.num_sequences(o) <= 20_000 else None)
-    e0 = np.zeros(sf.num_infosets(o) + 1)
-    e0[0] = 1.0
-    lp.set_objective([(v, e0)], sense="max")
+    _opponent_best_response(lp, team, xi, M, 0.0)
     return lp, leaf_pos
 
 
@@ -91,10 +86,18 @@ def belief_dag_lp(team: Team, dag: BeliefDag) -> LinearProgram:
                      shape=(n_o, seqs.shape[0]))
     M = (S @ R).tocsr()
     m0 = S @ r
+    _opponent_best_response(lp, team, x, M, m0)
+    return lp
+
+
+def _opponent_best_response(lp: LinearProgram, team: Team, team_var, payoff, rhs) -> None:
+    """The opponent's dualised best response, shared by both LPs: max f_oᵀv s.t.
+    F_oᵀv − payoff·(team variables) ≤ rhs, v free (one value per opponent information set and the root)."""
+    sf, o = team.sf, team.opponent
     v = lp.add_variables("v", sf.num_infosets(o) + 1, lower=-np.inf)
-    lp.add_constraints("opponent_best_response", [(v, sf.treeplex_matrix(o).T), (x, -M)], "<=",
-                       m0, labels=sf.sequence_labels(o) if n_o <= 20_000 else None)
+    lp.add_constraints("opponent_best_response", [(v, sf.treeplex_matrix(o).T), (team_var, -payoff)],
+                       "<=", rhs,
+                       labels=sf.sequence_labels(o) if sf.num_sequences(o) <= 20_000 else None)
     e0 = np.zeros(sf.num_infosets(o) + 1)
     e0[0] = 1.0
     lp.set_objective([(v, e0)], sense="max")
-    return lp
