@@ -171,11 +171,11 @@ def main(argv: list[str] | None = None) -> None:
                              "no child processes) and print the wall-clock ratio")
     args = parser.parse_args(argv)
 
-    from lpgame.limits import _parse_bytes, memory_limit
+    from lpgame.limits import parse_bytes, memory_limit
     from lpgame.sweep import sweep
 
     workers = None if args.scheduler else args.workers
-    limit = (_parse_bytes(args.memory_limit) if args.memory_limit
+    limit = (parse_bytes(args.memory_limit) if args.memory_limit
              else memory_limit() // max(workers or 1, 1))
     points = table_points(args.only)
     by_label = {inst.label: inst for inst in INSTANCES}

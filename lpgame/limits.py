@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from lpgame.errors import ModelTooLargeError
+from lpgame.errors import ModelTooLargeError, OptionError
 
 BYTES_PER_TREE_NODE = 1900
 BYTES_PER_LP_NONZERO = 100
@@ -27,10 +27,21 @@ BYTES_PER_LP_ROW_OR_COLUMN = 400
 DEFAULT_FRACTION_OF_AVAILABLE = 0.75
 
 
-def _parse_bytes(text: str) -> int:
-    text = text.strip().upper()
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
-    return int(float(text[:-1] if text[-1:] in "KMG" else text) * scale)
+def parse_bytes(text: str, what: str = "memory limit") -> int:
+    """Bytes from ``text``: a number, optionally with the suffix K, M or G (binary units).
+
+    Raises :class:`~lpgame.errors.OptionError` (naming ``what``) for anything else, NaN and
+    infinity included.
+    """
+    spelled = str(text).strip().upper()
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(spelled[-1:], 1)
+    try:
+        value = float(spelled[:-1] if spelled[-1:] in ("K", "M", "G") else spelled) * scale
+    except ValueError:
+        value = float("nan")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise OptionError(f"{what} {text!r} is not a number of bytes (e.g. 2G, 512M, 1000000)")
+    return int(value)
 
 
 def available_memory() -> int:
@@ -51,7 +62,7 @@ def memory_limit(limit: int | None = None) -> int:
         return int(limit)
     env = os.environ.get("LPGAME_MEMORY_LIMIT")
     if env:
-        return _parse_bytes(env)
+        return parse_bytes(env, "LPGAME_MEMORY_LIMIT")
     return int(available_memory() * DEFAULT_FRACTION_OF_AVAILABLE)
 
 

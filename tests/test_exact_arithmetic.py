@@ -23,7 +23,7 @@ from lpgame import NormalFormGame
 from lpgame.analysis.best_response import best_response_value_exact, profile_values_exact
 from lpgame.game.private_signals import compile_private_signals
 from lpgame.games.poker import KuhnRules
-from lpgame.lp.exact import _solve_directly, _solve_exactly, _SparseRational
+from lpgame.lp.exact import _solve_directly, solve_sparse_rational, SparseRational
 from lpgame.rational import (
     RationalMatrix,
     common_denominator,
@@ -157,13 +157,13 @@ def test_solve_exactly_is_gaussian_elimination(n, size, data):
     expected = _gauss(matrix, rhs)
     assume(expected is not None and np.linalg.cond(np.array(matrix, dtype=float)) < 1e8)
     triples = [(i, j, v) for i, row in enumerate(matrix) for j, v in enumerate(row) if v]
-    system = _SparseRational([t[0] for t in triples], [t[1] for t in triples],
+    system = SparseRational([t[0] for t in triples], [t[1] for t in triples],
                              [t[2] for t in triples], (n, n))
-    assert _solve_exactly(system, rhs, "a test system")[0] == expected
+    assert solve_sparse_rational(system, rhs, "a test system")[0] == expected
     assert _solve_directly(system, rhs, "a test system") == expected     # python-flint's fmpq_mat
     transposed = [[matrix[j][i] for j in range(n)] for i in range(n)]
     expected_t = _gauss(transposed, rhs)
-    assert _solve_exactly(system.T, rhs, "its transpose")[0] == expected_t
+    assert solve_sparse_rational(system.T, rhs, "its transpose")[0] == expected_t
 
 
 # ---------------------------------------------------------------------------- game computations

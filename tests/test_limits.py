@@ -67,3 +67,19 @@ def test_limit_parsing(monkeypatch):
     monkeypatch.delenv("LPGAME_MEMORY_LIMIT")
     assert memory_limit() > 0
     assert memory_limit(123) == 123
+
+
+@pytest.mark.parametrize("spelled", ["lots", "nan", "inf", "1.5X", "G"])
+def test_a_malformed_memory_limit_is_refused_by_name(monkeypatch, spelled):
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", spelled)
+    with pytest.raises(lpgame.OptionError, match="LPGAME_MEMORY_LIMIT"):
+        memory_limit()
+
+
+def test_the_cli_reports_a_malformed_memory_limit_on_one_line(monkeypatch, capsys):
+    from lpgame.cli import main
+
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "lots")
+    assert main(["solve", "kuhn_poker", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lpgame: error:") and "LPGAME_MEMORY_LIMIT" in err[0]

@@ -23,7 +23,7 @@ import numpy as np
 
 from lpgame.errors import SolverError, SolverTimeLimitError
 from lpgame.lp.highs_backend import highs_settings
-from lpgame.lp.linear_program import LinearProgram, _dense_float
+from lpgame.lp.linear_program import LinearProgram, dense_coefficients
 from lpgame.lp.solution import LPSolution
 from lpgame.rational import as_scipy
 
@@ -52,7 +52,7 @@ def build_cvxpy_problem(lp: LinearProgram) -> tuple[cp.Problem, list, list]:
             constraints.append(lhs <= rhs)
         else:
             constraints.append(lhs >= rhs)
-    terms = [variables[var.name] @ _dense_float(coef, var.size) for var, coef in lp.objective]
+    terms = [variables[var.name] @ dense_coefficients(coef, var.size) for var, coef in lp.objective]
     objective = cp.sum(terms) + float(lp.objective_constant) if terms else \
         cp.Constant(float(lp.objective_constant))
     problem = cp.Problem(cp.Maximize(objective) if lp.sense == "max" else cp.Minimize(objective),

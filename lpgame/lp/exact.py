@@ -75,7 +75,7 @@ class ExactSolution:
         return self.row_duals[b.offset:b.offset + b.size]
 
 
-class _SparseRational:
+class SparseRational:
     """Triplets of a RationalMatrix restricted to some rows and columns (for residuals).
 
     ``nums``/``den``: the entries as integers over one common denominator (exact residuals are
@@ -108,12 +108,12 @@ class _SparseRational:
                             shape=self.shape)
 
     @property
-    def T(self) -> _SparseRational:  # noqa: N802
-        return _SparseRational(self.cols, self.rows, self.data, (self.shape[1], self.shape[0]),
+    def T(self) -> SparseRational:  # noqa: N802
+        return SparseRational(self.cols, self.rows, self.data, (self.shape[1], self.shape[0]),
                                (self.nums, self.den))
 
 
-def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str
+def solve_sparse_rational(matrix: SparseRational, rhs: list[Fraction], what: str
                    ) -> tuple[list[Fraction], str]:
     """Solve the square system exactly: float LU, exact iterative refinement, reconstruction;
     where that fails (a float-singular matrix, no fraction found), a direct rational solve.
@@ -176,7 +176,7 @@ def _solve_exactly(matrix: _SparseRational, rhs: list[Fraction], what: str
         f"large (over {MAX_DIRECT_SOLVE} equations) for a direct rational solve")
 
 
-def _solve_directly(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
+def _solve_directly(matrix: SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
     """The square system solved in exact rational arithmetic by python-flint's ``fmpq_mat``
     (fraction-free Gaussian elimination over the integers), dense: the fallback when the
     reconstruction of step 3 fails (huge or tiny numbers, long denominators)."""
@@ -215,7 +215,7 @@ class _Simplest(dict):
         return pq
 
 
-def _row_holds(matrix: _SparseRational, i: int, x: _Simplest, rhs: int, rhs_den: int) -> bool:
+def _row_holds(matrix: SparseRational, i: int, x: _Simplest, rhs: int, rhs_den: int) -> bool:
     """Whether row i of ``matrix`` · x equals rhs / rhs_den exactly."""
     cols, nums = matrix.row(i)
     pq = [x[c] for c in cols]
@@ -296,16 +296,16 @@ def certify_basis(lp: LinearProgram, solution: LPSolution) -> ExactSolution:
     pr, pc = row_pos[A.rows], col_pos[A.cols]
     in_basis = np.flatnonzero((pr >= 0) & (pc >= 0))
     nums, den = A.scaled()
-    basis = _SparseRational(pr[in_basis], pc[in_basis], [A.data[k] for k in in_basis.tolist()],
+    basis = SparseRational(pr[in_basis], pc[in_basis], [A.data[k] for k in in_basis.tolist()],
                             (len(tight_rows), len(basic_cols)), (nums[in_basis], den))
     for k in np.flatnonzero((pr >= 0) & (pc < 0)).tolist():   # nonbasic columns move the rhs
         zc = z[int(A.cols[k])]
         if zc:
             rhs_b[int(pr[k])] -= A.data[k] * zc
-    z_basic, primal_path = _solve_exactly(basis, rhs_b, "the primal values")
+    z_basic, primal_path = solve_sparse_rational(basis, rhs_b, "the primal values")
     for k, j in enumerate(basic_cols.tolist()):
         z[j] = z_basic[k]
-    pi_tight, dual_path = _solve_exactly(basis.T, [c[j] for j in basic_cols.tolist()], "the duals")
+    pi_tight, dual_path = solve_sparse_rational(basis.T, [c[j] for j in basic_cols.tolist()], "the duals")
     pi = [Fraction(0)] * m
     for k, i in enumerate(tight_rows.tolist()):
         pi[i] = pi_tight[k]

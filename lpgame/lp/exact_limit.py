@@ -48,7 +48,7 @@ from fractions import Fraction
 import numpy as np
 
 from lpgame.errors import ExactCheckError, LpgameError
-from lpgame.lp.exact import _solve_exactly, _SparseRational
+from lpgame.lp.exact import solve_sparse_rational, SparseRational
 from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO, LPSolution
 from lpgame.rational import RationalMatrix, common_denominator, scaled_products
 
@@ -137,17 +137,17 @@ def exact_instance(tlp, xi: Fraction) -> ExactInstance:
                          nums, den, indptr, order, (c_nums.tolist(), c_den))
 
 
-def _solve(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
+def _solve(matrix: SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
     """matrix · x = rhs exactly, solved with an integer right-hand side (rhs times its common
     denominator D, so the reconstruction needs only det-sized denominators), x = y / D."""
     if not any(rhs):
         return [Fraction(0)] * matrix.shape[1]
     r_nums, r_den = common_denominator(rhs)
-    y, _ = _solve_exactly(matrix, [Fraction(v) for v in r_nums.tolist()], what)
+    y, _ = solve_sparse_rational(matrix, [Fraction(v) for v in r_nums.tolist()], what)
     return y if r_den == 1 else [v / r_den for v in y]
 
 
-def _basis_matrix(inst: ExactInstance, basis: list[int]) -> _SparseRational:
+def _basis_matrix(inst: ExactInstance, basis: list[int]) -> SparseRational:
     rows, cols, nums, data = [], [], [], []
     for k, j in enumerate(basis):
         r, v, d = inst.column_entries(j)
@@ -156,7 +156,7 @@ def _basis_matrix(inst: ExactInstance, basis: list[int]) -> _SparseRational:
         nums.append(v)
         data.extend(d)
     nums_all = np.concatenate(nums) if nums else np.zeros(0, dtype=object)
-    return _SparseRational(np.concatenate(rows), np.concatenate(cols), data, (inst.m, inst.m),
+    return SparseRational(np.concatenate(rows), np.concatenate(cols), data, (inst.m, inst.m),
                            (nums_all.astype(object), inst.den))
 
 

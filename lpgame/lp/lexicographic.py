@@ -34,9 +34,9 @@ from fractions import Fraction
 import numpy as np
 
 from lpgame.errors import LpgameError
-from lpgame.lp.exact import _SparseRational
+from lpgame.lp.exact import SparseRational
 from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO
-from lpgame.lp.trembling import solve_scaled as _solve_exactly
+from lpgame.lp.trembling import solve_scaled
 from lpgame.rational import RationalMatrix
 
 NONNEG, FREE, FIXED = 0, 1, 2
@@ -98,13 +98,13 @@ def lexicographic_criss_cross(tlp, col_basis: np.ndarray, row_basis: np.ndarray,
                 cols.append(k)
                 data.append(v)
         B = RationalMatrix((m, m), rows, cols, data)
-        Bs = _SparseRational(B.rows, B.cols, B.data, (m, m), B.scaled())
-        xs = [_solve_exactly(Bs, b, "a basis of the criss-cross method") if any(b)
+        Bs = SparseRational(B.rows, B.cols, B.data, (m, m), B.scaled())
+        xs = [solve_scaled(Bs, b, "a basis of the criss-cross method") if any(b)
               else [Fraction(0)] * m for b in rhs]
         pis = []
         for c in cost:
             cb = [c[j] for j in basis]
-            pis.append(_solve_exactly(Bs.T, cb, "the duals of the criss-cross method") if any(cb)
+            pis.append(solve_scaled(Bs.T, cb, "the duals of the criss-cross method") if any(cb)
                        else [Fraction(0)] * m)
         in_basis = {j: k for k, j in enumerate(basis)}
         # reduced costs d_j = c_j − a_jᵀπ, per power
@@ -136,7 +136,7 @@ def lexicographic_criss_cross(tlp, col_basis: np.ndarray, row_basis: np.ndarray,
             p = in_basis[j]
             e = [Fraction(0)] * m
             e[p] = Fraction(1)
-            rho = _solve_exactly(Bs.T, e, "a row of the criss-cross tableau")
+            rho = solve_scaled(Bs.T, e, "a row of the criss-cross tableau")
             alpha = A.rmatvec(rho) + [slack[i] * rho[i] for i in range(m)]
             # x_j moves by −alpha_q per unit increase of x_q; raise it if negative, lower if positive
             want = 1 if s < 0 else -1
@@ -155,7 +155,7 @@ def lexicographic_criss_cross(tlp, col_basis: np.ndarray, row_basis: np.ndarray,
             col = [Fraction(0)] * m
             for r, v in column(j):
                 col[r] = v
-            alpha = _solve_exactly(Bs, col, "a column of the criss-cross tableau")
+            alpha = solve_scaled(Bs, col, "a column of the criss-cross tableau")
             direction = 1 if s > 0 else -1      # x_j increases (d > 0) or, if free, decreases
             leaving = None
             for k, q in sorted(((k, q) for k, q in enumerate(basis)), key=lambda t: t[1]):

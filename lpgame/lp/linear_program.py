@@ -224,7 +224,7 @@ class LinearProgram:
         n = self.num_cols
         c = np.zeros(n)
         for var, coef in self.objective:
-            c[var.offset:var.offset + var.size] += _dense_float(coef, var.size)
+            c[var.offset:var.offset + var.size] += dense_coefficients(coef, var.size)
         blocks_rows = []
         row_lower, row_upper = [], []
         for con in self.constraints:
@@ -390,7 +390,7 @@ def _bound_text(values: np.ndarray) -> str:
     return "mixed"
 
 
-def _dense_float(coef, size: int) -> np.ndarray:
+def dense_coefficients(coef, size: int) -> np.ndarray:
     if isinstance(coef, list):
         return np.array([float(v) for v in coef])
     if sp.issparse(coef):

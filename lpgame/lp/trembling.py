@@ -76,7 +76,7 @@ import scipy.sparse as sp
 from lpgame.errors import ExactCheckError, LpgameError, SolverError, SolverTimeLimitError  # noqa: F401
 from lpgame.lp import solve_lp
 from lpgame.lp.basis_stability import NotStableError, StableBasis, certify_stable_basis
-from lpgame.lp.exact import _solve_exactly, _SparseRational
+from lpgame.lp.exact import solve_sparse_rational, SparseRational
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
 from lpgame.rational import RationalMatrix, as_rational, as_scipy, common_denominator
@@ -203,14 +203,14 @@ class TremblingLP:
         return out
 
 
-def solve_scaled(matrix: _SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
+def solve_scaled(matrix: SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
     """The exact solution of ``matrix`` x = rhs, solved as ``matrix`` y = D·rhs with D the common
     denominator of rhs (integer right-hand side: y's denominators divide det(matrix) only, so the
     rational reconstruction of :mod:`lpgame.lp.exact` needs far fewer digits), x = y / D."""
     nums, den = common_denominator(rhs)
     if den == 1:
-        return _solve_exactly(matrix, rhs, what)[0]
-    y, _ = _solve_exactly(matrix, [Fraction(v) for v in nums.tolist()], what)
+        return solve_sparse_rational(matrix, rhs, what)[0]
+    y, _ = solve_sparse_rational(matrix, [Fraction(v) for v in nums.tolist()], what)
     return [v / den for v in y]
 
 

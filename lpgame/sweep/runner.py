@@ -245,17 +245,13 @@ def _as_grid(grid) -> dict[str, list]:
 
 
 def _settings(concept, exact, backend, options, task_memory, task_time_limit, missing) -> dict:
-    from lpgame.limits import _parse_bytes
+    from lpgame.limits import parse_bytes
 
     if task_time_limit is not None and not task_time_limit > 0:
         raise OptionError(f"task time limit must be positive, got {task_time_limit}")
     memory = None
     if task_memory is not None:
-        try:
-            memory = _parse_bytes(str(task_memory))
-        except ValueError as exc:
-            raise OptionError(f"task memory {task_memory!r} is not a number of bytes (e.g. 2G, "
-                              "512M)") from exc
+        memory = parse_bytes(str(task_memory), "task memory")
         if memory <= 0:
             raise OptionError(f"task memory must be positive, got {task_memory!r}")
     if missing not in ("error", "uniform"):
