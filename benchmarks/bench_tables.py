@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
                              "no child processes) and print the wall-clock ratio")
     args = parser.parse_args(argv)
 
-    from lpgame.limits import parse_bytes, memory_limit
+    from lpgame.limits import memory_limit, parse_bytes
     from lpgame.sweep import sweep
 
     workers = None if args.scheduler else args.workers

@@ -23,7 +23,7 @@ from lpgame import NormalFormGame
 from lpgame.analysis.best_response import best_response_value_exact, profile_values_exact
 from lpgame.game.private_signals import compile_private_signals
 from lpgame.games.poker import KuhnRules
-from lpgame.lp.exact import _solve_directly, solve_sparse_rational, SparseRational
+from lpgame.lp.exact import SparseRational, _solve_directly, solve_sparse_rational
 from lpgame.rational import (
     RationalMatrix,
     common_denominator,

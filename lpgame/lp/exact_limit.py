@@ -48,7 +48,7 @@ from fractions import Fraction
 import numpy as np
 
 from lpgame.errors import ExactCheckError, LpgameError
-from lpgame.lp.exact import solve_sparse_rational, SparseRational
+from lpgame.lp.exact import SparseRational, solve_sparse_rational
 from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO, LPSolution
 from lpgame.rational import RationalMatrix, common_denominator, scaled_products
 

@@ -76,7 +76,7 @@ import scipy.sparse as sp
 from lpgame.errors import ExactCheckError, LpgameError, SolverError, SolverTimeLimitError  # noqa: F401
 from lpgame.lp import solve_lp
 from lpgame.lp.basis_stability import NotStableError, StableBasis, certify_stable_basis
-from lpgame.lp.exact import solve_sparse_rational, SparseRational
+from lpgame.lp.exact import SparseRational, solve_sparse_rational
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
 from lpgame.rational import RationalMatrix, as_rational, as_scipy, common_denominator
