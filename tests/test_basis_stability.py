@@ -309,7 +309,9 @@ def test_efpe_with_singular_basis_matrix_at_zero_is_certified_exactly():
     result = solve_refinement(game, "efpe")
     info = result.extra["refinement"]
     assert result.exact and info["status"] == "certified"
-    assert "Laurent" in info["epsilon"]["method"]
+    assert "Laurent" in info["epsilon"]["method"] and info["epsilon"]["expansion"] == "Laurent"
+    report = str(result)
+    assert "Laurent" in report and "Taylor test" not in report
     assert result.certificate.nash_conv == 0
     assert result.certificate.extra["refinement_property"] == "passed"
     assert all(c["passed"] for c in info["checks"]) and info["witness_problems"] == []

@@ -26,7 +26,8 @@ The certificate is computed apart from the LP (:mod:`lpgame.analysis`): the limi
 exactly (it must be 0), and the refinement's own property on the tree
 (:mod:`lpgame.analysis.refinement_checks`) against the perturbed strategies the LP produced as a
 witness: lexicographic (quasi-perfect) optimality at every information set for QPE, for both
-players; perfect optimality to the order of the Taylor series for EFPE; for the one-sided QPE the
+players; perfect optimality to the order of the basis's series (Taylor, or Laurent when B(0) is
+singular) for EFPE; for the one-sided QPE the
 machine's play is checked lexicographically against the trembling player's perturbed strategy at
 every information set the machine's own strategy reaches, and the trembling player's against the
 machine's limit strategy.
@@ -75,7 +76,8 @@ DEVIATIONS = {
     "qpe": "best responses of each player (exact NashConv of the limit); lexicographic optimality "
            "at every information set against the perturbed opponent (both players)",
     "efpe": "best responses of each player (exact NashConv of the limit); optimality at every "
-            "information set given both players' perturbed strategies, to the Taylor order",
+            "information set given both players' perturbed strategies, to the order of the basis's "
+            "series expansion (Taylor, or Laurent when B(0) is singular)",
     "os-qpe": "best responses of each player (exact NashConv of the limit); the machine's "
               "lexicographic optimality against the trembling player's perturbed strategy",
 }
@@ -99,7 +101,8 @@ class RefinedResult(Result):
             lines.append(f"  stable basis found at ξ = {eps.get('found_at')}; "
                          + (f"optimal for every ε in (0, {eps['certified_on']}]"
                             if eps.get("certified_on") else
-                            "optimal on some (0, ε̄] (Taylor test at ε = 0)"))
+                            f"optimal on some (0, ε̄] ({eps.get('expansion', 'Taylor')} test at "
+                            "ε = 0)"))
         else:
             lines.append(f"  {info.get('message')}")
         for check in info.get("checks", []):
@@ -222,7 +225,8 @@ def solve_refinement(game, refinement: str = "qpe", trembling_player: int | None
         "epsilon": {"found_at": str(limit.xi), "basis_by": limit.how,
                     "certified_on": None if basis.certified_epsilon is None
                     else str(basis.certified_epsilon),
-                    "method": basis.how, "terms": len(basis.primal)},
+                    "method": basis.how, "terms": len(basis.primal),
+                    "expansion": "Laurent" if basis.pole_order else "Taylor"},
         "attempts": limit.attempts,
         "checks": [c.to_dict() for c in checks],
         "witness_problems": witness_problems,
@@ -340,7 +344,7 @@ register(Concept(
             "play rational at every information set",
     certificate="exact NashConv of the limit profile (0), and the refinement's own property on the "
                 "tree: lexicographic optimality at every information set against the perturbed "
-                "opponent (QPE, one-sided QPE) or perfect optimality to the Taylor order (EFPE)",
+                "opponent (QPE, one-sided QPE) or perfect optimality to the order of the series (EFPE)",
     source="Farina 2023, ch. 12–13 (Props. 13.1–13.3, §13.4); Miltersen & Sørensen 2010",
     options=(Option("refinement", str, None, "trembling-hand refinement: qpe (quasi-perfect), efpe "
                     "(extensive-form perfect) or os-qpe (one-sided quasi-perfect)",
