@@ -1,4 +1,6 @@
-"""Random games for the property tests: one generator of two-player trees and one of bimatrix games.
+"""Random games for the property tests: two-player trees, bimatrix games, and the zero-sum trees of
+the refinement tests (perfect-information trees with distinct payoffs, imperfect-information trees
+with chance). The team games of the TMECor tests are in ``random_team_games.py``.
 
 The tests import this module by name (``tests/conftest.py`` puts this folder on ``sys.path``; pytest
 runs with ``--import-mode=importlib``, which does not). Each test module picks its payoffs and its
@@ -113,3 +115,79 @@ def bimatrix_games(max_size: int = 4, low: int = -3, high: int = 3, zero_sum: bo
     """:func:`payoff_matrices` as a :class:`NormalFormGame`."""
     return payoff_matrices(max_size, low, high, zero_sum).map(
         lambda ab: NormalFormGame(np.stack(ab), name=name))
+
+
+# ------------------------------------------------- zero-sum trees for the refinements (issue 22)
+@st.composite
+def perfect_information_games(draw) -> Game:
+    """Random zero-sum trees, every node its own information set, chance nodes, distinct payoffs."""
+    graph = nx.DiGraph()
+    counter = itertools.count()
+    used: set[int] = set()
+
+    def payoff() -> int:
+        value = draw(st.integers(-10 ** 6, 10 ** 6).filter(lambda v: v not in used))
+        used.add(value)
+        return value
+
+    def grow(depth: int) -> int:
+        node = next(counter)
+        kind = 0 if depth >= 4 else draw(st.integers(0 if depth else 1, 5))
+        if kind == 0:
+            u = payoff()
+            graph.add_node(node, kind="terminal", payoffs=(u, -u))
+            return node
+        k = draw(st.integers(2, 3))
+        if kind == 1:
+            graph.add_node(node, kind="chance")
+            weights = draw(st.lists(st.integers(1, 4), min_size=k, max_size=k))
+            for o, w in enumerate(weights):
+                graph.add_edge(node, grow(depth + 1), action=f"o{o}", prob=Fraction(w, sum(weights)))
+            return node
+        player = 0 if kind in (2, 3) else 1
+        graph.add_node(node, kind="decision", player=player, infoset=f"n{node}")
+        for a in range(k):
+            graph.add_edge(node, grow(depth + 1), action=f"a{a}")
+        return node
+
+    grow(0)
+    return Game(graph, 2, root=0, name="random perfect-information game")
+
+
+@st.composite
+def imperfect_information_games(draw) -> Game:
+    """Random zero-sum games with chance and perfect recall: information sets are the player's view
+    (own actions always, chance and opponent actions seen or not, drawn per node)."""
+    graph = nx.DiGraph()
+    counter = itertools.count()
+    actions: dict[str, int] = {}
+
+    def grow(views, depth):
+        node = next(counter)
+        kind = 0 if depth >= 3 else draw(st.integers(0 if depth else 1, 5))
+        if kind == 0:
+            u = Fraction(draw(st.integers(-6, 6)), draw(st.sampled_from([1, 2, 3])))
+            graph.add_node(node, kind="terminal", payoffs=(u, -u))
+            return node
+        if kind == 1:
+            graph.add_node(node, kind="chance")
+            seen = [draw(st.booleans()) for _ in range(2)]
+            for o in range(2):
+                child = grow(tuple(v + ((("c", o),) if seen[i] else ()) for i, v in enumerate(views)),
+                             depth + 1)
+                graph.add_edge(node, child, action=f"o{o}", prob=Fraction(1, 2))
+            return node
+        player = 0 if kind in (2, 3) else 1
+        label = f"P{player + 1} {views[player]}"
+        actions.setdefault(label, draw(st.integers(2, 3)))
+        graph.add_node(node, kind="decision", player=player, infoset=label)
+        sees = draw(st.booleans())
+        for a in range(actions[label]):
+            child_views = [None, None]
+            child_views[player] = views[player] + (("own", a),)
+            child_views[1 - player] = views[1 - player] + ((("opp", a),) if sees else ())
+            graph.add_edge(node, grow(tuple(child_views), depth + 1), action=f"a{a}")
+        return node
+
+    grow(((), ()), 0)
+    return Game(graph, 2, root=0, name="random game")

@@ -16,7 +16,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import HealthCheck, event, given, settings
+from random_games import imperfect_information_games
 
 import lpgame
 from lpgame.compile import compile_game
@@ -31,7 +32,9 @@ from lpgame.lp.exact_limit import (
     exact_solution,
 )
 from lpgame.lp.trembling import EXACT_HOW, certify_stable_basis, solve_limit
-from tests.test_refinements import SETTINGS, imperfect_information_games
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _strong_duality(inst, basis, x, pi) -> None:

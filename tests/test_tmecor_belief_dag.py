@@ -10,14 +10,13 @@ column generation proved and against the opponent's independent best response.
 
 from __future__ import annotations
 
-import importlib.util
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from random_team_games import SimultaneousGame, matrix_game_value, team_games
 
 import lpgame.games
 from lpgame.analysis.team_gaps import opponent_best_response
@@ -28,15 +27,9 @@ from lpgame.game import GameBuilder
 from lpgame.game.rules import expand
 from lpgame.team_belief_dag import build_team_belief_dag, team_tree_game
 
-# the generators and the brute-force reference of tests/test_tmecor.py (the suite imports test
-# files by path, --import-mode=importlib, so they are loaded the same way)
-_spec = importlib.util.spec_from_file_location("_tmecor_reference",
-                                               Path(__file__).with_name("test_tmecor.py"))
-_reference = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_reference)
-SETTINGS, TOL = _reference.SETTINGS, _reference.TOL
-SimultaneousGame, matrix_game_value = _reference.SimultaneousGame, _reference.matrix_game_value
-team_games = _reference.team_games
+TOL = 1e-7
+SETTINGS = settings(max_examples=30, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _check_distribution(result):
