@@ -313,28 +313,25 @@ class ExactFactor:
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """x with M x = rhs (object arrays of fmpq)."""
-        y = _zeros(self.n)
-        for idx, kind, data, off, _ in self.blocks:
-            local = [rhs[i] for i in idx]
-            for r, j, v in off:
-                if y[j]:
-                    local[r] -= v * y[j]
-            for pos, value in zip(idx, _block_solve(kind, data, local, False)):
-                y[pos] = value
         x = _zeros(self.n)
-        x[self.match] = y
+        x[self.match] = self._substitute(rhs, transpose=False)
         return x
 
     def solve_t(self, rhs: np.ndarray) -> np.ndarray:
         """y with Mᵀ y = rhs."""
-        c = rhs[self.match]                     # equation j of the transposed permuted system
+        return self._substitute(rhs[self.match], transpose=True)
+
+    def _substitute(self, rhs, transpose: bool) -> np.ndarray:
+        """Block substitution through the block triangular form: forward over the blocks for M
+        (right-hand side by row), backward for Mᵀ (right-hand side by matched column)."""
         y = _zeros(self.n)
-        for idx, kind, data, _, off in reversed(self.blocks):
-            local = [c[j] for j in idx]
-            for r, i, v in off:
-                if y[i]:
-                    local[r] -= v * y[i]
-            for pos, value in zip(idx, _block_solve(kind, data, local, True)):
+        blocks = reversed(self.blocks) if transpose else self.blocks
+        for idx, kind, data, primal_off, dual_off in blocks:
+            local = [rhs[i] for i in idx]
+            for r, k, v in (dual_off if transpose else primal_off):
+                if y[k]:
+                    local[r] -= v * y[k]
+            for pos, value in zip(idx, _block_solve(kind, data, local, transpose)):
                 y[pos] = value
         return y
 
