@@ -95,6 +95,9 @@ DEFAULT_COLUMN_TOLERANCE = 1e-7
 """Reduced costs at or below this fraction of the payoff range count as non-improving."""
 DEFAULT_MAX_COLUMNS = 20_000
 COLUMNS_PER_ROUND = 16
+CUT_TOLERANCE = 0.1
+"""A trigger cut is added when its deviation gains more than this fraction of the column
+tolerance (times R) over the trigger's slack."""
 STATUSES = ("optimal", "target_gap", "time_limit", "column_limit")
 BOUND_RESERVE = 0.15
 SMOOTHING = (0.5, 0.0)
@@ -201,8 +204,35 @@ class _MasterTimeLimitError(Exception):
     """The restricted master LP reached the run's time limit."""
 
 
+class _Grow:
+    """A K × width array that grows by rows (capacity doubling)."""
+
+    def __init__(self, width: int, dtype):
+        self.data = np.zeros((16, width), dtype=dtype)
+        self.size = 0
+
+    def append(self, row: np.ndarray) -> None:
+        if self.size == self.data.shape[0]:
+            self.data = np.concatenate([self.data, np.zeros_like(self.data)])
+        self.data[self.size] = row
+        self.size += 1
+
+    @property
+    def view(self) -> np.ndarray:
+        return self.data[:self.size]
+
+
 class Model:
-    """The master LP (highspy, columns added in place) and the column coefficients."""
+    """The master LP (highspy; joint-plan columns and trigger cuts added in place), the column
+    data, and the dual space of the compact (v-form) LP in which pricing works.
+
+    The master holds the trigger constraints as cuts (module docstring): for player i, trigger
+    t = σ̂ and a pure continuation q below j (t's information set),
+    Σ_k μ_k π_i^k[t] (O_i^k[t] − Σ_s q[s] h_i^k[s]) + e[i,t] ≥ 0, with
+    O_i^k[t] = Σ_{s ⪰ t} π_i^k[s] h_i^k[s]. Row 0 is the convexity row. A cut is the obedience
+    row of trigger t plus q·(the deviation rows of t) of the compact LP, the v-variables
+    cancelling; so a cut's dual d maps to compact duals y_obey[t] += d, y_dev[t, s] += d q[s],
+    which satisfy the v-columns' dual constraints exactly (q is a treeplex plan)."""
 
     def __init__(self, sf: SequenceForm, weights: np.ndarray):
         self.sf = sf
@@ -213,92 +243,69 @@ class Model:
         self.leaf_seqs = seqs
         self.leaf_w = sf.terminal_chance[:, None] * sf.terminal_payoffs     # p_c u_i
         self.leaf_obj = self.leaf_w @ weights
-        # variable layout: v-vars of each player, then e, then μ columns
-        self.v_offset, self.dev_offset, self.obey_offset = [], [], []
-        nv = nr = 0
-        for tr in self.trees:
-            self.v_offset.append(nv)
-            nv += tr.v_trigger.size
-        self.num_v = nv
-        self.num_e = sum(tr.num_triggers for tr in self.trees)   # one slack per obedience row
-        self.mu_offset = nv + self.num_e
+        # compact (v-form) dual space: deviation rows of each player, obedience rows, convexity
+        self.dev_offset, self.obey_offset, self.e_offset, self.dev_key = [], [], [], []
+        nr = ne = 0
         for tr in self.trees:
             self.dev_offset.append(nr)
             nr += tr.row_trigger.size
+            key = tr.row_trigger * tr.num_sequences + tr.row_seq
+            self.dev_key.append((np.sort(key), np.argsort(key)))
         for tr in self.trees:
             self.obey_offset.append(nr)
+            self.e_offset.append(ne)
             nr += tr.num_triggers
+            ne += tr.num_triggers
         self.conv_row = nr
         self.num_rows = nr + 1
+        self.num_e = ne                                          # one slack per trigger
+        self.mu_offset = ne
         self.columns: list[list[np.ndarray]] = []
         self.keys: set[bytes] = set()
         self.costs: list[float] = []
+        # per player: π^k (K × Σ_i), h^k, O^k
+        self.pi = [_Grow(tr.num_sequences, np.int8) for tr in self.trees]
+        self.h = [_Grow(tr.num_sequences, float) for tr in self.trees]
+        self.obey = [_Grow(tr.num_sequences, float) for tr in self.trees]
+        # cuts: global order = master rows 1, 2, ...
+        self.num_cuts = 0
+        self.cut_keys: set[bytes] = set()
+        self.cut_rows = [np.zeros(0, np.int64) for _ in self.trees]     # master rows per player
+        self.cut_trigger = [np.zeros(0, np.int64) for _ in self.trees]
+        self.cut_q: list[sp.csr_array] = [sp.csr_array((0, tr.num_sequences))
+                                          for tr in self.trees]
+        self.cut_dev_rows: list[np.ndarray] = [np.zeros(0, np.int64) for _ in self.trees]
+        self.e = np.zeros(ne)
         self._highs = self._build_master()
 
     # -------------------------------------------------------------- master
     def _build_master(self) -> highspy.Highs:
-        rows, cols, vals = [], [], []
-        for i, tr in enumerate(self.trees):
-            # v index lookup: (trigger, infoset) -> column
-            key = tr.v_trigger * (tr.parent.size + 1) + tr.v_infoset
-            order = np.argsort(key)
-            sorted_key = key[order]
-
-            def vcol(t, j, tr=tr, order=order, sorted_key=sorted_key, i=i):
-                pos = np.searchsorted(sorted_key, t * (tr.parent.size + 1) + j)
-                return self.v_offset[i] + order[pos]
-            r = self.dev_offset[i] + np.arange(tr.row_trigger.size)
-            own_j = tr.seq_infoset[tr.row_seq]
-            rows.append(r)
-            cols.append(vcol(tr.row_trigger, own_j))
-            vals.append(np.ones(r.size))
-            # − v of child infosets of the row's sequence
-            kids = np.argsort(tr.parent, kind="stable")
-            kid_parent = tr.parent[kids]
-            lo = np.searchsorted(kid_parent, tr.row_seq, side="left")
-            hi = np.searchsorted(kid_parent, tr.row_seq, side="right")
-            n_k = hi - lo
-            rep_rows = np.repeat(r, n_k)
-            rep_trig = np.repeat(tr.row_trigger, n_k)
-            kid_j = kids[np.repeat(lo, n_k) + _ranges(n_k)]
-            rows.append(rep_rows)
-            cols.append(vcol(rep_trig, kid_j))
-            vals.append(-np.ones(rep_rows.size))
-            # obedience rows: −v[t, j(t)] + e
-            t = np.arange(1, tr.num_sequences)
-            ro = self.obey_offset[i] + t - 1
-            rows += [ro, ro]
-            cols += [vcol(t, tr.seq_infoset[t]), self.num_v + ro - self.obey_offset[0]]
-            vals += [-np.ones(t.size), np.ones(t.size)]
-        a = sp.csc_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                         shape=(self.num_rows, self.mu_offset))
         h = quiet_highs()
-        h.setOptionValue("simplex_strategy", 4)      # primal: a new column keeps the basis feasible
-        lp = highspy.HighsLp()
         inf = highspy.kHighsInf
-        lp.num_col_ = a.shape[1]
-        lp.num_row_ = a.shape[0]
-        lp.col_cost_ = np.concatenate([np.zeros(self.num_v), -np.ones(self.num_e)])
-        lp.col_lower_ = np.concatenate([np.full(self.num_v, -inf), np.zeros(self.num_e)])
-        lp.col_upper_ = np.full(a.shape[1], inf)
-        lp.row_lower_ = np.concatenate([np.zeros(self.num_rows - 1), [1.0]])
-        lp.row_upper_ = np.concatenate([np.full(self.num_rows - 1, inf), [1.0]])
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.num_e
+        lp.num_row_ = 1
+        lp.col_cost_ = -np.ones(self.num_e)
+        lp.col_lower_ = np.zeros(self.num_e)
+        lp.col_upper_ = np.full(self.num_e, inf)
+        lp.row_lower_ = np.ones(1)
+        lp.row_upper_ = np.ones(1)
         lp.sense_ = highspy.ObjSense.kMaximize
         lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = a.indptr.astype(np.int32)
-        lp.a_matrix_.index_ = a.indices.astype(np.int32)
-        lp.a_matrix_.value_ = a.data.astype(float)
+        lp.a_matrix_.start_ = np.zeros(self.num_e + 1, dtype=np.int32)
+        lp.a_matrix_.index_ = np.zeros(0, dtype=np.int32)
+        lp.a_matrix_.value_ = np.zeros(0)
         h.passModel(lp)
         return h
 
-    def column(self, plans: list[np.ndarray]) -> tuple[float, np.ndarray, np.ndarray]:
-        """The objective coefficient and the sparse column (rows, values) of a joint pure plan."""
+    def column(self, plans: list[np.ndarray]) -> tuple[float, list, list]:
+        """The objective coefficient of a joint pure plan and, per player, h^k and O^k."""
         seqs = self.leaf_seqs
         reach = np.ones(seqs.shape[0], dtype=bool)
         for ell in range(self.n):
             reach &= plans[ell][seqs[:, ell]].astype(bool)
         cost = float(self.leaf_obj[reach].sum())
-        rows, vals = [], []
+        hs, obeys = [], []
         for i, tr in enumerate(self.trees):
             others = np.ones(seqs.shape[0], dtype=bool)
             for ell in range(self.n):
@@ -306,46 +313,165 @@ class Model:
                     others &= plans[ell][seqs[:, ell]].astype(bool)
             h = np.bincount(seqs[others, i], weights=self.leaf_w[others, i],
                             minlength=tr.num_sequences)
-            own = plans[i]
-            dev = -own[tr.row_trigger] * h[tr.row_seq]
-            nz = np.flatnonzero(dev)
-            rows.append(self.dev_offset[i] + nz)
-            vals.append(dev[nz])
-            obey = own * h
+            obey = plans[i] * h
             for js, s_lv, starts in tr.levels:
                 np.add.at(obey, tr.parent[js], np.add.reduceat(obey[s_lv], starts))
-            o = obey[1:]
-            nz = np.flatnonzero(o)
-            rows.append(self.obey_offset[i] + nz)
-            vals.append(o[nz])
-        rows.append([self.conv_row])
-        vals.append([1.0])
-        return cost, np.concatenate(rows).astype(np.int32), np.concatenate(vals).astype(float)
+            hs.append(h)
+            obeys.append(obey)
+        return cost, hs, obeys
 
     def add(self, plans: list[np.ndarray], phase: int) -> bool:
         key = b"|".join(np.asarray(p, np.int8).tobytes() for p in plans)
         if key in self.keys:
             return False
         self.keys.add(key)
-        cost, rows, vals = self.column(plans)
-        self.columns.append([np.asarray(p, np.int8) for p in plans])
+        plans = [np.asarray(p, np.int8) for p in plans]
+        cost, hs, obeys = self.column(plans)
+        rows, vals = [np.zeros(1, np.int64)], [np.ones(1)]
+        for i in range(self.n):
+            self.pi[i].append(plans[i])
+            self.h[i].append(hs[i])
+            self.obey[i].append(obeys[i])
+            t = self.cut_trigger[i]
+            if t.size:
+                a = plans[i][t] * (obeys[i][t] - self.cut_q[i] @ hs[i])
+                nz = np.flatnonzero(a)
+                rows.append(self.cut_rows[i][nz])
+                vals.append(a[nz])
+        self.columns.append(plans)
         self.costs.append(cost)
+        rows, vals = np.concatenate(rows).astype(np.int32), np.concatenate(vals)
         self._highs.addCol(cost if phase == 2 else 0.0, 0.0, highspy.kHighsInf, rows.size, rows,
                            vals)
         return True
 
     def start_phase_two(self) -> None:
         h = self._highs
-        e = np.arange(self.num_v, self.mu_offset, dtype=np.int32)
+        e = np.arange(self.num_e, dtype=np.int32)
         h.changeColsCost(e.size, e, np.zeros(e.size))
         h.changeColsBounds(e.size, e, np.zeros(e.size), np.zeros(e.size))
+        self.e = np.zeros(self.num_e)
         k = len(self.columns)
         if k:
             idx = self.mu_offset + np.arange(k, dtype=np.int32)
             h.changeColsCost(k, idx, np.asarray(self.costs, dtype=float))
 
+    def _levels(self, i: int) -> list:
+        """Player i's levels (deepest first) with each level's information sets grouped by
+        parent sequence: (js, seqs, starts, order, parents, group starts)."""
+        if not hasattr(self, "_level_cache"):
+            self._level_cache = {}
+        if i not in self._level_cache:
+            tr = self.trees[i]
+            out = []
+            for js, seqs, starts in tr.levels:
+                order = np.argsort(tr.parent[js], kind="stable")
+                par = tr.parent[js][order]
+                first = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+                out.append((js, seqs, starts, order, par[first], first))
+            self._level_cache[i] = out
+        return self._level_cache[i]
+
+    def _best_continuations(self, i: int, g: np.ndarray, choose: bool):
+        """Bottom-up on player i's tree for every column of g (rows: sequences, columns:
+        triggers; g is overwritten): the value V[j, col] of every information set and, with
+        ``choose``, the first best action's sequence at every information set."""
+        tr = self.trees[i]
+        values = np.zeros((tr.parent.size, g.shape[1]))
+        choice = np.zeros((tr.parent.size, g.shape[1]), dtype=np.int64) if choose else None
+        for js, seqs, starts, order, parents, gstarts in self._levels(i):
+            vals = g[seqs]
+            best = np.maximum.reduceat(vals, starts, axis=0)
+            values[js] = best
+            if choose:
+                counts = np.diff(np.append(starts, seqs.size))
+                rep = np.repeat(best, counts, axis=0)
+                pos = np.where(vals >= rep - 1e-12 * (1 + np.abs(rep)),
+                               np.arange(seqs.size)[:, None], seqs.size)
+                choice[js] = seqs[np.minimum.reduceat(pos, starts, axis=0)]
+            g[parents] += np.add.reduceat(best[order], gstarts, axis=0)
+        return values, choice
+
+    def separate(self, mu: np.ndarray, tol: float) -> int:
+        """Add, for every trigger whose best deviation against μ gains more than its slack + tol,
+        the cut of that best continuation (when not already in the master). The number added."""
+        added = 0
+        ks = np.flatnonzero(mu > 0)
+        for i, tr in enumerate(self.trees):
+            if tr.num_triggers == 0:
+                continue
+            nseq = tr.num_sequences
+            weighted = self.pi[i].view[ks] * mu[ks, None]           # μ_k π^k[t]
+            active = np.flatnonzero(weighted[:, 1:].sum(axis=0) > 0) + 1
+            if active.size == 0:
+                continue
+            hk = self.h[i].view[ks]
+            obey = (weighted[:, active] * self.obey[i].view[ks][:, active]).sum(axis=0)
+            values, _ = self._best_continuations(i, hk.T @ weighted[:, active], False)
+            gain = values[tr.seq_infoset[active], np.arange(active.size)] - obey
+            slack = self.e[self.e_offset[i] + active - 1]
+            viol = active[gain - slack > tol]
+            if viol.size == 0:
+                continue
+            _, choice = self._best_continuations(i, hk.T @ weighted[:, viol], True)
+            # the best continuations below each violated trigger's information set, top-down
+            q = np.zeros((viol.size, nseq), dtype=np.int8)
+            top = tr.seq_infoset[viol]
+            for js, _seqs, _starts in reversed(tr.levels):          # shallowest first
+                reached = (js[None, :] == top[:, None]) | (q[:, tr.parent[js]] == 1)
+                r, c = np.nonzero(reached)
+                q[r, choice[js[c], r]] = 1
+            new = []
+            for r in range(viol.size):                              # dedup (one per trigger)
+                key = np.int64(i).tobytes() + np.int64(viol[r]).tobytes() + q[r].tobytes()
+                if key not in self.cut_keys:
+                    self.cut_keys.add(key)
+                    new.append(r)
+            if not new:
+                continue
+            new = np.asarray(new)
+            trig, qn = viol[new], sp.csr_array(q[new].astype(float))
+            all_pi = self.pi[i].view
+            coef = all_pi[:, trig] * (self.obey[i].view[:, trig] - self.h[i].view @ qn.T)
+            coef = sp.csr_array(np.asarray(coef).T)                 # cuts × K
+            e_col = self.e_offset[i] + trig - 1
+            mat = sp.hstack([sp.csr_array((np.ones(trig.size), (np.arange(trig.size), e_col)),
+                                          shape=(trig.size, self.num_e)), coef], format="csr")
+            inf = highspy.kHighsInf
+            self._highs.addRows(trig.size, np.zeros(trig.size), np.full(trig.size, inf),
+                                mat.nnz, mat.indptr.astype(np.int32),
+                                mat.indices.astype(np.int32), mat.data.astype(float))
+            rows = 1 + self.num_cuts + np.arange(trig.size)
+            self.num_cuts += trig.size
+            self.cut_rows[i] = np.concatenate([self.cut_rows[i], rows])
+            self.cut_trigger[i] = np.concatenate([self.cut_trigger[i], trig])
+            self.cut_q[i] = sp.vstack([self.cut_q[i], qn], format="csr")
+            # each cut nonzero's compact deviation row (for the dual map)
+            qc = qn.tocoo()
+            sorted_key, order = self.dev_key[i]
+            dev = order[np.searchsorted(sorted_key, trig[qc.row] * nseq + qc.col)]
+            self.cut_dev_rows[i] = np.concatenate([self.cut_dev_rows[i],
+                                                   self.dev_offset[i] + dev])
+            added += trig.size
+        return added
+
+    def compact_duals(self, row_dual: np.ndarray) -> np.ndarray:
+        """The master's row duals mapped to the compact LP's rows (class docstring); a cut's
+        dual of the wrong sign (rounding) is taken as 0, which keeps the map dual feasible."""
+        y = np.zeros(self.num_rows)
+        y[self.conv_row] = row_dual[0]
+        for i, tr in enumerate(self.trees):
+            if self.cut_rows[i].size == 0:
+                continue
+            d = np.minimum(row_dual[self.cut_rows[i]], 0.0)
+            y[self.obey_offset[i]:self.obey_offset[i] + tr.num_triggers] = np.bincount(
+                self.cut_trigger[i] - 1, weights=d, minlength=tr.num_triggers)
+            per_nz = np.repeat(d, np.diff(self.cut_q[i].indptr))
+            y += np.bincount(self.cut_dev_rows[i], weights=per_nz, minlength=self.num_rows)
+        return y
+
     def solve_master(self, time_limit: float | None) -> tuple[float, np.ndarray, np.ndarray, float]:
-        """(objective, μ, row duals, e)."""
+        """(objective, μ, row duals mapped to the compact LP, largest slack e)."""
         h = self._highs
         # HiGHS measures its time limit on the instance's clock, which runs across solves
         h.setOptionValue("time_limit", h.getRunTime() + float(time_limit) if time_limit
@@ -360,8 +486,9 @@ class Model:
         sol = h.getSolution()
         x = np.asarray(sol.col_value)
         mu = np.clip(x[self.mu_offset:], 0.0, None)
-        return (float(h.getInfo().objective_function_value), mu, np.asarray(sol.row_dual),
-                float(x[self.num_v:self.mu_offset].max(initial=0.0)))
+        self.e = np.clip(x[:self.num_e], 0.0, None)
+        return (float(h.getInfo().objective_function_value), mu,
+                self.compact_duals(np.asarray(sol.row_dual)), float(self.e.max(initial=0.0)))
 
     # -------------------------------------------------------------- pricing
     def monomials(self, duals: np.ndarray, phase: int) -> tuple[np.ndarray, np.ndarray, float]:
@@ -732,10 +859,13 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             status = "time_limit"
             break
         iterations += 1
+        cuts = model.separate(mu, CUT_TOLERANCE * tol)
         if verbose:
             print(f"[efce cg] it {iterations} phase {phase} cols {len(model.columns)} "
-                  f"master {z:.6g} e {e:.3g} t {time.perf_counter() - start:.1f}s",
-                  file=sys.stderr, flush=True)
+                  f"cuts {model.num_cuts} (+{cuts}) master {z:.6g} e {e:.3g} "
+                  f"t {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
+        if cuts:
+            continue
         if phase == 1 and e <= 1e-9 * scale:
             phase = 2
             model.start_phase_two()
@@ -850,7 +980,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
              "master_objective": z, "columns": k_cols, "iterations": iterations,
              "payoff_range": scale, "column_tolerance": column_tolerance,
              "target_gap": target_gap,
-             "milp_seconds": milp_seconds, "history": history}
+             "cuts": model.num_cuts, "milp_seconds": milp_seconds, "history": history}
     if phase == 1:
         extra["violation"] = e
     if exact:
@@ -867,7 +997,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         objective_spec=objective_name(objective), weights=w.tolist(),
         payoffs=[float(v) for v in values], gap=float(check.gap),
         optimal=status == "optimal", certificate=certificate,
-        size={"rows": model.num_rows, "cols": model.mu_offset + k_cols,
+        size={"rows": int(model._highs.getNumRow()), "cols": int(model._highs.getNumCol()),
               "nnz": int(model._highs.getNumNz()), "joint_plan_columns": k_cols},
         solver={"name": "HiGHS (master LP) + HiGHS MILP (pricing)", "status": status},
         seconds={"build": built - start, "solve": end_solve - built, "milp": milp_seconds,
