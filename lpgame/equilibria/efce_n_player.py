@@ -102,6 +102,9 @@ STATUSES = ("optimal", "target_gap", "time_limit", "column_limit")
 BOUND_RESERVE = 0.15
 SMOOTHING = (0.5, 0.0)
 """Wentges smoothing factors tried in turn by the phase-2 MILP pricing (0: the current duals)."""
+BOUND_SPACING = 2.0
+"""In phase 2, while alternation finds columns, the bounding MILP runs again only after this many
+times its last duration (so at most about a third of the time goes to bounds)."""
 MAX_CLOSURE = 3_000_000
 """Largest closure (tuples of sequences) of the tight pricing MILP; above it, the product form."""
 """With a time limit, this fraction of it is kept for a last MILP that bounds the optimum."""
@@ -368,9 +371,27 @@ class Model:
                 order = np.argsort(tr.parent[js], kind="stable")
                 par = tr.parent[js][order]
                 first = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
-                out.append((js, seqs, starts, order, par[first], first))
+                counts = np.diff(np.append(starts, seqs.size))
+                width = int(counts[0]) if np.all(counts == counts[0]) else 0
+                out.append((js, seqs, starts, order, par[first], first, width))
             self._level_cache[i] = out
         return self._level_cache[i]
+
+    def _deviable(self, i: int) -> np.ndarray:
+        """Per trigger t (index t − 1): whether some information set at or below t's has two or
+        more actions. Otherwise every continuation is the recommendation and t never gains."""
+        if not hasattr(self, "_deviable_cache"):
+            self._deviable_cache = {}
+        if i not in self._deviable_cache:
+            tr = self.trees[i]
+            p = self.sf.players[i]
+            choice = np.asarray(p.infoset_num_actions) >= 2
+            for js, _seqs, _starts in tr.levels:                  # deepest first
+                par = tr.parent[js]
+                up = par > 0
+                np.logical_or.at(choice, tr.seq_infoset[par[up]], choice[js[up]])
+            self._deviable_cache[i] = choice[tr.seq_infoset[1:]]
+        return self._deviable_cache[i]
 
     def _best_continuations(self, i: int, g: np.ndarray, choose: bool):
         """Bottom-up on player i's tree for every column of g (rows: sequences, columns:
@@ -379,9 +400,14 @@ class Model:
         tr = self.trees[i]
         values = np.zeros((tr.parent.size, g.shape[1]))
         choice = np.zeros((tr.parent.size, g.shape[1]), dtype=np.int64) if choose else None
-        for js, seqs, starts, order, parents, gstarts in self._levels(i):
+        for js, seqs, starts, order, parents, gstarts, width in self._levels(i):
             vals = g[seqs]
-            best = np.maximum.reduceat(vals, starts, axis=0)
+            if width == 1:
+                best = vals
+            elif width:
+                best = vals.reshape(js.size, width, -1).max(axis=1)
+            else:
+                best = np.maximum.reduceat(vals, starts, axis=0)
             values[js] = best
             if choose:
                 counts = np.diff(np.append(starts, seqs.size))
@@ -402,7 +428,7 @@ class Model:
                 continue
             nseq = tr.num_sequences
             weighted = self.pi[i].view[ks] * mu[ks, None]           # μ_k π^k[t]
-            active = np.flatnonzero(weighted[:, 1:].sum(axis=0) > 0) + 1
+            active = np.flatnonzero((weighted[:, 1:].sum(axis=0) > 0) & self._deviable(i)) + 1
             if active.size == 0:
                 continue
             hk = self.h[i].view[ks]
@@ -469,6 +495,34 @@ class Model:
             per_nz = np.repeat(d, np.diff(self.cut_q[i].indptr))
             y += np.bincount(self.cut_dev_rows[i], weights=per_nz, minlength=self.num_rows)
         return y
+
+    def small_duals(self, z: float) -> np.ndarray | None:
+        """Among the optimal duals of the current phase-2 master (objective z), ones of smallest
+        total size Σ_c |y_c| (an LP over the cut duals), mapped to the compact LP; None when
+        that LP fails. Every such y is dual feasible, so it gives a valid Lagrangian bound."""
+        lp = self._highs.getLp()
+        a = sp.csc_array((np.asarray(lp.a_matrix_.value_), np.asarray(lp.a_matrix_.index_),
+                          np.asarray(lp.a_matrix_.start_)), shape=(lp.num_row_, lp.num_col_))
+        at = sp.csc_array(a[:, self.mu_offset:].T)          # columns × rows: y·a_k ≥ c_k
+        nr = a.shape[0]
+        inf = highspy.kHighsInf
+        d = highspy.HighsLp()
+        d.num_col_, d.num_row_ = nr, at.shape[0]
+        d.col_cost_ = np.r_[0.0, -np.ones(nr - 1)]
+        d.col_lower_ = np.full(nr, -inf)
+        d.col_upper_ = np.r_[z + 1e-9 * max(1.0, abs(z)), np.zeros(nr - 1)]
+        d.row_lower_ = np.asarray(self.costs, dtype=float)
+        d.row_upper_ = np.full(at.shape[0], inf)
+        d.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        d.a_matrix_.start_ = at.indptr.astype(np.int32)
+        d.a_matrix_.index_ = at.indices.astype(np.int32)
+        d.a_matrix_.value_ = at.data.astype(float)
+        h = quiet_highs()
+        h.passModel(d)
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        return self.compact_duals(np.asarray(h.getSolution().col_value))
 
     def solve_master(self, time_limit: float | None) -> tuple[float, np.ndarray, np.ndarray, float]:
         """(objective, μ, row duals mapped to the compact LP, largest slack e)."""
@@ -817,6 +871,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     milp_seconds = 0.0
     last_phase2 = None
     center = None
+    next_bound_at = 0.0
 
     def measure(mu_: np.ndarray) -> tuple[float, float]:
         """(objective, independent EFCE gap) of the master's support."""
@@ -864,15 +919,15 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             print(f"[efce cg] it {iterations} phase {phase} cols {len(model.columns)} "
                   f"cuts {model.num_cuts} (+{cuts}) master {z:.6g} e {e:.3g} "
                   f"t {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
-        if cuts:
-            continue
-        if phase == 1 and e <= 1e-9 * scale:
+        # with new cuts the master is a relaxation over its columns: columns are still priced
+        # at its duals (any cut duals give a valid Lagrangian bound), but nothing is concluded
+        if not cuts and phase == 1 and e <= 1e-9 * scale:
             phase = 2
             model.start_phase_two()
             history.append({"iteration": iterations, "event": "phase 2", "columns":
                             len(model.columns), "seconds": time.perf_counter() - start})
             continue
-        if phase == 2:
+        if not cuts and phase == 2:
             last_phase2 = (z, mu.copy(), duals)
             if upper_bound is not None and upper_bound - z <= tol:
                 status = "optimal"
@@ -892,7 +947,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             plans, value = model.alternate(tuples, coefs, const, s)
             if value > tol and model.add(plans, phase):
                 added += 1
-        if added:
+        if cuts or added and (phase == 1 or time.perf_counter() < next_bound_at):
             continue
         if phase == 1:
             t_m = time.perf_counter()
@@ -910,11 +965,20 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             break
         # phase 2: the MILP prices at duals smoothed towards the best-bound duals (Wentges);
         # every dual point gives a Lagrangian bound, and a column is added only when it improves
-        # at the current duals (otherwise a mispricing: retry closer to the current duals)
-        added = False
+        # at the current duals (otherwise a mispricing: retry closer to the current duals).
+        # While alternation still finds columns, this bounding round runs only every
+        # BOUND_SPACING times its own duration, so that the bound tightens during the tail.
+        t_round = time.perf_counter()
+        added = bool(added)
+        small = model.small_duals(z)
+        if small is not None:                  # halfway to the smallest optimal duals
+            duals = 0.5 * small + 0.5 * duals
+            tuples, coefs, const = model.monomials(duals, 2)
         for alpha in SMOOTHING if center is not None else (0.0,):
             y = duals if alpha == 0.0 else alpha * center + (1.0 - alpha) * duals
             t_y, c_y, k_y = (tuples, coefs, const) if alpha == 0.0 else model.monomials(y, 2)
+            if verbose:
+                print(f"[efce cg] bounding at alpha {alpha}", file=sys.stderr, flush=True)
             t_m = time.perf_counter()
             plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, left())
             milp_seconds += time.perf_counter() - t_m
@@ -926,13 +990,14 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                             "master": z, "smoothing": alpha, "oracle_value": true_rc,
                             "oracle_upper": upper, "bound": bound, "proved": proved,
                             "seconds": time.perf_counter() - start})
-            if true_rc > tol and model.add(plans, phase):
+            if true_rc > tol and model.add(plans, phase) or added:
                 added = True
                 break
             if upper_bound is not None and upper_bound - z <= max(tol, target or 0.0):
                 break
             if not proved:
                 break
+        next_bound_at = time.perf_counter() + BOUND_SPACING * (time.perf_counter() - t_round)
         if added:
             continue
         if upper_bound is not None and upper_bound - z <= tol:
