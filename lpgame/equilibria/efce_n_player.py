@@ -816,7 +816,8 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
     """An optimal EFCE of an n-player game by column generation: a :class:`CorrelatedResult` with
     ``distribution`` over joint pure plans, and in ``extra``: ``status`` (optimal, time_limit,
     column_limit), ``upper_bound`` (the smallest Lagrangian bound, None before any), ``bound_gap``
-    (upper bound − objective), ``columns``, ``iterations`` and the per-phase history."""
+    (upper bound − objective), ``columns``, ``cuts`` (trigger cuts in the master),
+    ``iterations`` and the per-phase history."""
 
     kind = "correlated_column_generation"
 
