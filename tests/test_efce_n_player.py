@@ -174,6 +174,47 @@ def test_column_generation_equals_the_brute_force_lp_on_random_three_player_game
     assert result.objective == pytest.approx(optimum, abs=1e-6 * scale)
     assert result.gap <= 1e-7 * scale
     assert result.extra["upper_bound"] >= optimum - 1e-6 * scale
+    # every Lagrangian bound of the run (taken at mapped cut duals, possibly of a master whose
+    # cuts were still incomplete) is an upper bound on the brute-force optimum
+    bounds = [h["bound"] for h in result.extra["history"] if h.get("bound") is not None]
+    assert all(b >= optimum - 1e-6 * scale for b in bounds)
+    assert result.extra["cuts"] >= 0
+
+
+@SETTINGS
+@given(game=tree_games(), seed=st.integers(0, 2**31 - 1))
+def test_cut_duals_map_to_dual_feasible_compact_duals(game, seed):
+    """The master keeps trigger constraints as cuts; its row duals, mapped to the compact
+    (v-form) LP, must satisfy every v-column's dual constraint exactly (written here from the
+    formulation: for trigger t at j and j' ⪰ j, Σ_{a'} y_dev[t, j'a'] equals y_obey[t] when
+    j' = j and y_dev[t, parent sequence of j'] otherwise) and have the sign of ≥ rows."""
+    from lpgame.equilibria.efce_n_player import Model
+
+    sf = compile_game(game)
+    rng = np.random.default_rng(seed)
+    model = Model(sf, np.ones(3))
+    own = [pure_plans(sf, i) for i in range(3)]
+    for _ in range(4):
+        model.add([o[rng.integers(len(o))].astype(np.int8) for o in own], 1)
+    for _ in range(3):
+        _, mu, y, _ = model.solve_master(None)
+        model.separate(mu, 1e-9)
+    _, mu, y, _ = model.solve_master(None)
+    for i, tr in enumerate(model.trees):
+        p = sf.players[i]
+        dev = y[model.dev_offset[i]:model.dev_offset[i] + tr.row_trigger.size]
+        obey = y[model.obey_offset[i]:model.obey_offset[i] + tr.num_triggers]
+        assert np.all(dev <= 1e-12) and np.all(obey <= 1e-12)
+        table = {(int(t), int(q)): float(v) for t, q, v in zip(tr.row_trigger, tr.row_seq, dev)}
+        for t in range(1, p.num_sequences):
+            j = int(p.seq_infoset[t])
+            seqs = set(below(sf, i, j).tolist())
+            for jp in {int(p.seq_infoset[q]) for q in seqs}:
+                first = int(p.infoset_first_seq[jp])
+                out = sum(table[(t, first + a)] for a in range(int(p.infoset_num_actions[jp])))
+                parent = int(p.infoset_parent_seq[jp])
+                into = obey[t - 1] if jp == j else table[(t, parent)]
+                assert out == pytest.approx(into, abs=1e-12)
 
 
 @SETTINGS

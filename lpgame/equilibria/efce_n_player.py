@@ -26,6 +26,24 @@ maximises the objective Σ_i w_i u_i with e = 0. With every joint pure plan as a
 exact optimal-EFCE LP (for fixed μ, the v-rows are the dual of the deviator's best continuation on
 𝒬_{i,⪰j}, so they hold iff no trigger deviation gains).
 
+**The master as solved: trigger cuts.** The LP above is what is priced, but the master that
+HiGHS solves does not carry the v-variables (on GL33 and L3223 the compact master has 19 000 and
+37 000 rows, and solving it took 94 % of the run). It eliminates v: for a pure continuation q of
+player i below j (a pure plan of i's subtree at j), the obedience row of σ̂ plus q·(the
+deviation rows of σ̂) is the cut
+
+    Σ_k μ_k π_i^k[σ̂] (O_i^k[σ̂] − Σ_s q[s] h_i^k[s]) + e[i,σ̂] ≥ 0,    O_i^k[σ̂] = Σ_{s⪰σ̂} π_i^k[s] h_i^k[s],
+
+and the v-rows hold iff every such cut holds. After each master solve the cuts are separated
+against μ: for every trigger recommended by some column, and with a choice (an information set
+of two or more actions) at or below j, the deviator's best continuation is found bottom-up (all
+triggers at once, as in the independent check) and its cut is added when it gains more than
+``CUT_TOLERANCE``·``column_tolerance``·R over the slack. A cut's dual d maps to the compact LP's
+duals as y_obey[σ̂] += d, y_dev[σ̂, s] += d·q[s]; since q is a treeplex plan, these satisfy every
+v-column's dual constraint exactly, so everything below (pricing, Lagrangian bounds) works in the
+compact LP's dual space whatever cuts the master holds. Nothing is concluded (phase switch,
+optimality, target) from a master to which the round added cuts, but its duals are priced.
+
 **Pricing.** With the master's row duals y, the reduced cost of a joint pure plan π is
 
     rc(π) = −y_conv + Σ_z Π_l π_l[σ_l(z)] p_c(z) [ w·u(z) − Σ_i u_i(z) Σ_{t ⪯ σ_i(z)} y_obey[i,t] ]
@@ -40,10 +58,16 @@ non-empty sequences, with w_m ≤ x_l[σ_l] for positive coefficients and
 w_m ≥ Σ_l x_l[σ_l] − (d − 1) for negative ones (the standard product linearisation, as in the
 TMECor oracle of Farina et al. 2018/2021).
 
-**Bounds and stopping.** The master's right-hand sides are 0 except the convexity row, so the
-restricted duals with y_conv raised by ρ = max_π rc(π) are feasible for the full dual: the full
-optimum is at most z_RMP + max(0, ρ̄), where ρ̄ is the MILP's upper bound (its dual bound when it
-stops at its limit). The run stops, certified optimal, when ρ̄ ≤ ``column_tolerance``·R
+**Bounds and stopping.** The master's right-hand sides are 0 except the convexity row, so any
+duals y that are feasible for the v-columns (y ≤ 0 on the ≥ rows) give the Lagrangian bound
+max_π (c(π) − Σ_{r≠conv} y_r a_r(π)) on the full optimum; the MILP gives it exactly, or an upper
+bound on it (its dual bound) when it stops at its limit. In phase 2 a bounding round (the MILP at
+duals smoothed towards the best-bound duals, Wentges, factors 0.5 then 0) runs when alternation
+finds no column, and also every ``BOUND_SPACING`` times its own duration while alternation still
+finds columns. It prices at duals halfway between the master's simplex duals and the master's
+optimal duals of smallest Σ|y| (a small LP over the cut duals): on one GL33 master (max P2,
+1 723 columns) that took the bound's distance to the master from 1.07 to 0.41 (R = 4.5). The
+run stops, certified optimal, when the smallest bound − z_RMP ≤ ``column_tolerance``·R
 (R = payoff range). At the time or column limit it returns the best phase-2 μ (or the phase-1 μ,
 labelled as not an EFCE) with its objective, the smallest Lagrangian bound seen and their
 difference.
@@ -95,10 +119,16 @@ DEFAULT_COLUMN_TOLERANCE = 1e-7
 """Reduced costs at or below this fraction of the payoff range count as non-improving."""
 DEFAULT_MAX_COLUMNS = 20_000
 COLUMNS_PER_ROUND = 16
+CUT_TOLERANCE = 0.1
+"""A trigger cut is added when its deviation gains more than this fraction of the column
+tolerance (times R) over the trigger's slack."""
 STATUSES = ("optimal", "target_gap", "time_limit", "column_limit")
 BOUND_RESERVE = 0.15
 SMOOTHING = (0.5, 0.0)
 """Wentges smoothing factors tried in turn by the phase-2 MILP pricing (0: the current duals)."""
+BOUND_SPACING = 2.0
+"""In phase 2, while alternation finds columns, the bounding MILP runs again only after this many
+times its last duration (so at most about a third of the time goes to bounds)."""
 MAX_CLOSURE = 3_000_000
 """Largest closure (tuples of sequences) of the tight pricing MILP; above it, the product form."""
 """With a time limit, this fraction of it is kept for a last MILP that bounds the optimum."""
@@ -201,8 +231,35 @@ class _MasterTimeLimitError(Exception):
     """The restricted master LP reached the run's time limit."""
 
 
+class _Grow:
+    """A K × width array that grows by rows (capacity doubling)."""
+
+    def __init__(self, width: int, dtype):
+        self.data = np.zeros((16, width), dtype=dtype)
+        self.size = 0
+
+    def append(self, row: np.ndarray) -> None:
+        if self.size == self.data.shape[0]:
+            self.data = np.concatenate([self.data, np.zeros_like(self.data)])
+        self.data[self.size] = row
+        self.size += 1
+
+    @property
+    def view(self) -> np.ndarray:
+        return self.data[:self.size]
+
+
 class Model:
-    """The master LP (highspy, columns added in place) and the column coefficients."""
+    """The master LP (highspy; joint-plan columns and trigger cuts added in place), the column
+    data, and the dual space of the compact (v-form) LP in which pricing works.
+
+    The master holds the trigger constraints as cuts (module docstring): for player i, trigger
+    t = σ̂ and a pure continuation q below j (t's information set),
+    Σ_k μ_k π_i^k[t] (O_i^k[t] − Σ_s q[s] h_i^k[s]) + e[i,t] ≥ 0, with
+    O_i^k[t] = Σ_{s ⪰ t} π_i^k[s] h_i^k[s]. Row 0 is the convexity row. A cut is the obedience
+    row of trigger t plus q·(the deviation rows of t) of the compact LP, the v-variables
+    cancelling; so a cut's dual d maps to compact duals y_obey[t] += d, y_dev[t, s] += d q[s],
+    which satisfy the v-columns' dual constraints exactly (q is a treeplex plan)."""
 
     def __init__(self, sf: SequenceForm, weights: np.ndarray):
         self.sf = sf
@@ -213,92 +270,69 @@ class Model:
         self.leaf_seqs = seqs
         self.leaf_w = sf.terminal_chance[:, None] * sf.terminal_payoffs     # p_c u_i
         self.leaf_obj = self.leaf_w @ weights
-        # variable layout: v-vars of each player, then e, then μ columns
-        self.v_offset, self.dev_offset, self.obey_offset = [], [], []
-        nv = nr = 0
-        for tr in self.trees:
-            self.v_offset.append(nv)
-            nv += tr.v_trigger.size
-        self.num_v = nv
-        self.num_e = sum(tr.num_triggers for tr in self.trees)   # one slack per obedience row
-        self.mu_offset = nv + self.num_e
+        # compact (v-form) dual space: deviation rows of each player, obedience rows, convexity
+        self.dev_offset, self.obey_offset, self.e_offset, self.dev_key = [], [], [], []
+        nr = ne = 0
         for tr in self.trees:
             self.dev_offset.append(nr)
             nr += tr.row_trigger.size
+            key = tr.row_trigger * tr.num_sequences + tr.row_seq
+            self.dev_key.append((np.sort(key), np.argsort(key)))
         for tr in self.trees:
             self.obey_offset.append(nr)
+            self.e_offset.append(ne)
             nr += tr.num_triggers
+            ne += tr.num_triggers
         self.conv_row = nr
         self.num_rows = nr + 1
+        self.num_e = ne                                          # one slack per trigger
+        self.mu_offset = ne
         self.columns: list[list[np.ndarray]] = []
         self.keys: set[bytes] = set()
         self.costs: list[float] = []
+        # per player: π^k (K × Σ_i), h^k, O^k
+        self.pi = [_Grow(tr.num_sequences, np.int8) for tr in self.trees]
+        self.h = [_Grow(tr.num_sequences, float) for tr in self.trees]
+        self.obey = [_Grow(tr.num_sequences, float) for tr in self.trees]
+        # cuts: global order = master rows 1, 2, ...
+        self.num_cuts = 0
+        self.cut_keys: set[bytes] = set()
+        self.cut_rows = [np.zeros(0, np.int64) for _ in self.trees]     # master rows per player
+        self.cut_trigger = [np.zeros(0, np.int64) for _ in self.trees]
+        self.cut_q: list[sp.csr_array] = [sp.csr_array((0, tr.num_sequences))
+                                          for tr in self.trees]
+        self.cut_dev_rows: list[np.ndarray] = [np.zeros(0, np.int64) for _ in self.trees]
+        self.e = np.zeros(ne)
         self._highs = self._build_master()
 
     # -------------------------------------------------------------- master
     def _build_master(self) -> highspy.Highs:
-        rows, cols, vals = [], [], []
-        for i, tr in enumerate(self.trees):
-            # v index lookup: (trigger, infoset) -> column
-            key = tr.v_trigger * (tr.parent.size + 1) + tr.v_infoset
-            order = np.argsort(key)
-            sorted_key = key[order]
-
-            def vcol(t, j, tr=tr, order=order, sorted_key=sorted_key, i=i):
-                pos = np.searchsorted(sorted_key, t * (tr.parent.size + 1) + j)
-                return self.v_offset[i] + order[pos]
-            r = self.dev_offset[i] + np.arange(tr.row_trigger.size)
-            own_j = tr.seq_infoset[tr.row_seq]
-            rows.append(r)
-            cols.append(vcol(tr.row_trigger, own_j))
-            vals.append(np.ones(r.size))
-            # − v of child infosets of the row's sequence
-            kids = np.argsort(tr.parent, kind="stable")
-            kid_parent = tr.parent[kids]
-            lo = np.searchsorted(kid_parent, tr.row_seq, side="left")
-            hi = np.searchsorted(kid_parent, tr.row_seq, side="right")
-            n_k = hi - lo
-            rep_rows = np.repeat(r, n_k)
-            rep_trig = np.repeat(tr.row_trigger, n_k)
-            kid_j = kids[np.repeat(lo, n_k) + _ranges(n_k)]
-            rows.append(rep_rows)
-            cols.append(vcol(rep_trig, kid_j))
-            vals.append(-np.ones(rep_rows.size))
-            # obedience rows: −v[t, j(t)] + e
-            t = np.arange(1, tr.num_sequences)
-            ro = self.obey_offset[i] + t - 1
-            rows += [ro, ro]
-            cols += [vcol(t, tr.seq_infoset[t]), self.num_v + ro - self.obey_offset[0]]
-            vals += [-np.ones(t.size), np.ones(t.size)]
-        a = sp.csc_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                         shape=(self.num_rows, self.mu_offset))
         h = quiet_highs()
-        h.setOptionValue("simplex_strategy", 4)      # primal: a new column keeps the basis feasible
-        lp = highspy.HighsLp()
         inf = highspy.kHighsInf
-        lp.num_col_ = a.shape[1]
-        lp.num_row_ = a.shape[0]
-        lp.col_cost_ = np.concatenate([np.zeros(self.num_v), -np.ones(self.num_e)])
-        lp.col_lower_ = np.concatenate([np.full(self.num_v, -inf), np.zeros(self.num_e)])
-        lp.col_upper_ = np.full(a.shape[1], inf)
-        lp.row_lower_ = np.concatenate([np.zeros(self.num_rows - 1), [1.0]])
-        lp.row_upper_ = np.concatenate([np.full(self.num_rows - 1, inf), [1.0]])
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.num_e
+        lp.num_row_ = 1
+        lp.col_cost_ = -np.ones(self.num_e)
+        lp.col_lower_ = np.zeros(self.num_e)
+        lp.col_upper_ = np.full(self.num_e, inf)
+        lp.row_lower_ = np.ones(1)
+        lp.row_upper_ = np.ones(1)
         lp.sense_ = highspy.ObjSense.kMaximize
         lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = a.indptr.astype(np.int32)
-        lp.a_matrix_.index_ = a.indices.astype(np.int32)
-        lp.a_matrix_.value_ = a.data.astype(float)
+        lp.a_matrix_.start_ = np.zeros(self.num_e + 1, dtype=np.int32)
+        lp.a_matrix_.index_ = np.zeros(0, dtype=np.int32)
+        lp.a_matrix_.value_ = np.zeros(0)
         h.passModel(lp)
         return h
 
-    def column(self, plans: list[np.ndarray]) -> tuple[float, np.ndarray, np.ndarray]:
-        """The objective coefficient and the sparse column (rows, values) of a joint pure plan."""
+    def column(self, plans: list[np.ndarray]) -> tuple[float, list, list]:
+        """The objective coefficient of a joint pure plan and, per player, h^k and O^k."""
         seqs = self.leaf_seqs
         reach = np.ones(seqs.shape[0], dtype=bool)
         for ell in range(self.n):
             reach &= plans[ell][seqs[:, ell]].astype(bool)
         cost = float(self.leaf_obj[reach].sum())
-        rows, vals = [], []
+        hs, obeys = [], []
         for i, tr in enumerate(self.trees):
             others = np.ones(seqs.shape[0], dtype=bool)
             for ell in range(self.n):
@@ -306,46 +340,218 @@ class Model:
                     others &= plans[ell][seqs[:, ell]].astype(bool)
             h = np.bincount(seqs[others, i], weights=self.leaf_w[others, i],
                             minlength=tr.num_sequences)
-            own = plans[i]
-            dev = -own[tr.row_trigger] * h[tr.row_seq]
-            nz = np.flatnonzero(dev)
-            rows.append(self.dev_offset[i] + nz)
-            vals.append(dev[nz])
-            obey = own * h
+            obey = plans[i] * h
             for js, s_lv, starts in tr.levels:
                 np.add.at(obey, tr.parent[js], np.add.reduceat(obey[s_lv], starts))
-            o = obey[1:]
-            nz = np.flatnonzero(o)
-            rows.append(self.obey_offset[i] + nz)
-            vals.append(o[nz])
-        rows.append([self.conv_row])
-        vals.append([1.0])
-        return cost, np.concatenate(rows).astype(np.int32), np.concatenate(vals).astype(float)
+            hs.append(h)
+            obeys.append(obey)
+        return cost, hs, obeys
 
     def add(self, plans: list[np.ndarray], phase: int) -> bool:
         key = b"|".join(np.asarray(p, np.int8).tobytes() for p in plans)
         if key in self.keys:
             return False
         self.keys.add(key)
-        cost, rows, vals = self.column(plans)
-        self.columns.append([np.asarray(p, np.int8) for p in plans])
+        plans = [np.asarray(p, np.int8) for p in plans]
+        cost, hs, obeys = self.column(plans)
+        rows, vals = [np.zeros(1, np.int64)], [np.ones(1)]
+        for i in range(self.n):
+            self.pi[i].append(plans[i])
+            self.h[i].append(hs[i])
+            self.obey[i].append(obeys[i])
+            t = self.cut_trigger[i]
+            if t.size:
+                a = plans[i][t] * (obeys[i][t] - self.cut_q[i] @ hs[i])
+                nz = np.flatnonzero(a)
+                rows.append(self.cut_rows[i][nz])
+                vals.append(a[nz])
+        self.columns.append(plans)
         self.costs.append(cost)
+        rows, vals = np.concatenate(rows).astype(np.int32), np.concatenate(vals)
         self._highs.addCol(cost if phase == 2 else 0.0, 0.0, highspy.kHighsInf, rows.size, rows,
                            vals)
         return True
 
     def start_phase_two(self) -> None:
         h = self._highs
-        e = np.arange(self.num_v, self.mu_offset, dtype=np.int32)
+        e = np.arange(self.num_e, dtype=np.int32)
         h.changeColsCost(e.size, e, np.zeros(e.size))
         h.changeColsBounds(e.size, e, np.zeros(e.size), np.zeros(e.size))
+        self.e = np.zeros(self.num_e)
         k = len(self.columns)
         if k:
             idx = self.mu_offset + np.arange(k, dtype=np.int32)
             h.changeColsCost(k, idx, np.asarray(self.costs, dtype=float))
 
+    def _levels(self, i: int) -> list:
+        """Player i's levels (deepest first) with each level's information sets grouped by
+        parent sequence: (js, seqs, starts, order, parents, group starts)."""
+        if not hasattr(self, "_level_cache"):
+            self._level_cache = {}
+        if i not in self._level_cache:
+            tr = self.trees[i]
+            out = []
+            for js, seqs, starts in tr.levels:
+                order = np.argsort(tr.parent[js], kind="stable")
+                par = tr.parent[js][order]
+                first = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+                counts = np.diff(np.append(starts, seqs.size))
+                width = int(counts[0]) if np.all(counts == counts[0]) else 0
+                out.append((js, seqs, starts, order, par[first], first, width))
+            self._level_cache[i] = out
+        return self._level_cache[i]
+
+    def _deviable(self, i: int) -> np.ndarray:
+        """Per trigger t (index t − 1): whether some information set at or below t's has two or
+        more actions. Otherwise every continuation is the recommendation and t never gains."""
+        if not hasattr(self, "_deviable_cache"):
+            self._deviable_cache = {}
+        if i not in self._deviable_cache:
+            tr = self.trees[i]
+            p = self.sf.players[i]
+            choice = np.asarray(p.infoset_num_actions) >= 2
+            for js, _seqs, _starts in tr.levels:                  # deepest first
+                par = tr.parent[js]
+                up = par > 0
+                np.logical_or.at(choice, tr.seq_infoset[par[up]], choice[js[up]])
+            self._deviable_cache[i] = choice[tr.seq_infoset[1:]]
+        return self._deviable_cache[i]
+
+    def _best_continuations(self, i: int, g: np.ndarray, choose: bool):
+        """Bottom-up on player i's tree for every column of g (rows: sequences, columns:
+        triggers; g is overwritten): the value V[j, col] of every information set and, with
+        ``choose``, the first best action's sequence at every information set."""
+        tr = self.trees[i]
+        values = np.zeros((tr.parent.size, g.shape[1]))
+        choice = np.zeros((tr.parent.size, g.shape[1]), dtype=np.int64) if choose else None
+        for js, seqs, starts, order, parents, gstarts, width in self._levels(i):
+            vals = g[seqs]
+            if width == 1:
+                best = vals
+            elif width:
+                best = vals.reshape(js.size, width, -1).max(axis=1)
+            else:
+                best = np.maximum.reduceat(vals, starts, axis=0)
+            values[js] = best
+            if choose:
+                counts = np.diff(np.append(starts, seqs.size))
+                rep = np.repeat(best, counts, axis=0)
+                pos = np.where(vals >= rep - 1e-12 * (1 + np.abs(rep)),
+                               np.arange(seqs.size)[:, None], seqs.size)
+                choice[js] = seqs[np.minimum.reduceat(pos, starts, axis=0)]
+            g[parents] += np.add.reduceat(best[order], gstarts, axis=0)
+        return values, choice
+
+    def separate(self, mu: np.ndarray, tol: float) -> int:
+        """Add, for every trigger whose best deviation against μ gains more than its slack + tol,
+        the cut of that best continuation (when not already in the master). The number added."""
+        added = 0
+        ks = np.flatnonzero(mu > 0)
+        for i, tr in enumerate(self.trees):
+            if tr.num_triggers == 0:
+                continue
+            nseq = tr.num_sequences
+            weighted = self.pi[i].view[ks] * mu[ks, None]           # μ_k π^k[t]
+            active = np.flatnonzero((weighted[:, 1:].sum(axis=0) > 0) & self._deviable(i)) + 1
+            if active.size == 0:
+                continue
+            hk = self.h[i].view[ks]
+            obey = (weighted[:, active] * self.obey[i].view[ks][:, active]).sum(axis=0)
+            values, _ = self._best_continuations(i, hk.T @ weighted[:, active], False)
+            gain = values[tr.seq_infoset[active], np.arange(active.size)] - obey
+            slack = self.e[self.e_offset[i] + active - 1]
+            viol = active[gain - slack > tol]
+            if viol.size == 0:
+                continue
+            _, choice = self._best_continuations(i, hk.T @ weighted[:, viol], True)
+            # the best continuations below each violated trigger's information set, top-down
+            q = np.zeros((viol.size, nseq), dtype=np.int8)
+            top = tr.seq_infoset[viol]
+            for js, _seqs, _starts in reversed(tr.levels):          # shallowest first
+                reached = (js[None, :] == top[:, None]) | (q[:, tr.parent[js]] == 1)
+                r, c = np.nonzero(reached)
+                q[r, choice[js[c], r]] = 1
+            new = []
+            for r in range(viol.size):                              # dedup (one per trigger)
+                key = np.int64(i).tobytes() + np.int64(viol[r]).tobytes() + q[r].tobytes()
+                if key not in self.cut_keys:
+                    self.cut_keys.add(key)
+                    new.append(r)
+            if not new:
+                continue
+            new = np.asarray(new)
+            trig, qn = viol[new], sp.csr_array(q[new].astype(float))
+            all_pi = self.pi[i].view
+            coef = all_pi[:, trig] * (self.obey[i].view[:, trig] - self.h[i].view @ qn.T)
+            coef = sp.csr_array(np.asarray(coef).T)                 # cuts × K
+            e_col = self.e_offset[i] + trig - 1
+            mat = sp.hstack([sp.csr_array((np.ones(trig.size), (np.arange(trig.size), e_col)),
+                                          shape=(trig.size, self.num_e)), coef], format="csr")
+            inf = highspy.kHighsInf
+            self._highs.addRows(trig.size, np.zeros(trig.size), np.full(trig.size, inf),
+                                mat.nnz, mat.indptr.astype(np.int32),
+                                mat.indices.astype(np.int32), mat.data.astype(float))
+            rows = 1 + self.num_cuts + np.arange(trig.size)
+            self.num_cuts += trig.size
+            self.cut_rows[i] = np.concatenate([self.cut_rows[i], rows])
+            self.cut_trigger[i] = np.concatenate([self.cut_trigger[i], trig])
+            self.cut_q[i] = sp.vstack([self.cut_q[i], qn], format="csr")
+            # each cut nonzero's compact deviation row (for the dual map)
+            qc = qn.tocoo()
+            sorted_key, order = self.dev_key[i]
+            dev = order[np.searchsorted(sorted_key, trig[qc.row] * nseq + qc.col)]
+            self.cut_dev_rows[i] = np.concatenate([self.cut_dev_rows[i],
+                                                   self.dev_offset[i] + dev])
+            added += trig.size
+        return added
+
+    def compact_duals(self, row_dual: np.ndarray) -> np.ndarray:
+        """The master's row duals mapped to the compact LP's rows (class docstring); a cut's
+        dual of the wrong sign (rounding) is taken as 0, which keeps the map dual feasible."""
+        y = np.zeros(self.num_rows)
+        y[self.conv_row] = row_dual[0]
+        for i, tr in enumerate(self.trees):
+            if self.cut_rows[i].size == 0:
+                continue
+            d = np.minimum(row_dual[self.cut_rows[i]], 0.0)
+            y[self.obey_offset[i]:self.obey_offset[i] + tr.num_triggers] = np.bincount(
+                self.cut_trigger[i] - 1, weights=d, minlength=tr.num_triggers)
+            per_nz = np.repeat(d, np.diff(self.cut_q[i].indptr))
+            y += np.bincount(self.cut_dev_rows[i], weights=per_nz, minlength=self.num_rows)
+        return y
+
+    def small_duals(self, z: float, time_limit: float | None) -> np.ndarray | None:
+        """Among the optimal duals of the current phase-2 master (objective z), ones of smallest
+        total size Σ_c |y_c| (an LP over the cut duals), mapped to the compact LP; None when
+        that LP fails. Every such y is dual feasible, so it gives a valid Lagrangian bound."""
+        lp = self._highs.getLp()
+        a = sp.csc_array((np.asarray(lp.a_matrix_.value_), np.asarray(lp.a_matrix_.index_),
+                          np.asarray(lp.a_matrix_.start_)), shape=(lp.num_row_, lp.num_col_))
+        at = sp.csc_array(a[:, self.mu_offset:].T)          # columns × rows: y·a_k ≥ c_k
+        nr = a.shape[0]
+        inf = highspy.kHighsInf
+        d = highspy.HighsLp()
+        d.num_col_, d.num_row_ = nr, at.shape[0]
+        d.col_cost_ = np.r_[0.0, -np.ones(nr - 1)]
+        d.col_lower_ = np.full(nr, -inf)
+        d.col_upper_ = np.r_[z + 1e-9 * max(1.0, abs(z)), np.zeros(nr - 1)]
+        d.row_lower_ = np.asarray(self.costs, dtype=float)
+        d.row_upper_ = np.full(at.shape[0], inf)
+        d.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        d.a_matrix_.start_ = at.indptr.astype(np.int32)
+        d.a_matrix_.index_ = at.indices.astype(np.int32)
+        d.a_matrix_.value_ = at.data.astype(float)
+        h = quiet_highs()
+        if time_limit is not None:
+            h.setOptionValue("time_limit", max(float(time_limit), 0.1))
+        h.passModel(d)
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        return self.compact_duals(np.asarray(h.getSolution().col_value))
+
     def solve_master(self, time_limit: float | None) -> tuple[float, np.ndarray, np.ndarray, float]:
-        """(objective, μ, row duals, e)."""
+        """(objective, μ, row duals mapped to the compact LP, largest slack e)."""
         h = self._highs
         # HiGHS measures its time limit on the instance's clock, which runs across solves
         h.setOptionValue("time_limit", h.getRunTime() + float(time_limit) if time_limit
@@ -360,8 +566,9 @@ class Model:
         sol = h.getSolution()
         x = np.asarray(sol.col_value)
         mu = np.clip(x[self.mu_offset:], 0.0, None)
-        return (float(h.getInfo().objective_function_value), mu, np.asarray(sol.row_dual),
-                float(x[self.num_v:self.mu_offset].max(initial=0.0)))
+        self.e = np.clip(x[:self.num_e], 0.0, None)
+        return (float(h.getInfo().objective_function_value), mu,
+                self.compact_duals(np.asarray(sol.row_dual)), float(self.e.max(initial=0.0)))
 
     # -------------------------------------------------------------- pricing
     def monomials(self, duals: np.ndarray, phase: int) -> tuple[np.ndarray, np.ndarray, float]:
@@ -609,7 +816,8 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
     """An optimal EFCE of an n-player game by column generation: a :class:`CorrelatedResult` with
     ``distribution`` over joint pure plans, and in ``extra``: ``status`` (optimal, time_limit,
     column_limit), ``upper_bound`` (the smallest Lagrangian bound, None before any), ``bound_gap``
-    (upper bound − objective), ``columns``, ``iterations`` and the per-phase history."""
+    (upper bound − objective), ``columns``, ``cuts`` (trigger cuts in the master),
+    ``iterations`` and the per-phase history."""
 
     kind = "correlated_column_generation"
 
@@ -690,6 +898,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     milp_seconds = 0.0
     last_phase2 = None
     center = None
+    next_bound_at = 0.0
 
     def measure(mu_: np.ndarray) -> tuple[float, float]:
         """(objective, independent EFCE gap) of the master's support."""
@@ -732,17 +941,20 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             status = "time_limit"
             break
         iterations += 1
+        cuts = model.separate(mu, CUT_TOLERANCE * tol)
         if verbose:
             print(f"[efce cg] it {iterations} phase {phase} cols {len(model.columns)} "
-                  f"master {z:.6g} e {e:.3g} t {time.perf_counter() - start:.1f}s",
-                  file=sys.stderr, flush=True)
-        if phase == 1 and e <= 1e-9 * scale:
+                  f"cuts {model.num_cuts} (+{cuts}) master {z:.6g} e {e:.3g} "
+                  f"t {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
+        # with new cuts the master is a relaxation over its columns: columns are still priced
+        # at its duals (any cut duals give a valid Lagrangian bound), but nothing is concluded
+        if not cuts and phase == 1 and e <= 1e-9 * scale:
             phase = 2
             model.start_phase_two()
             history.append({"iteration": iterations, "event": "phase 2", "columns":
                             len(model.columns), "seconds": time.perf_counter() - start})
             continue
-        if phase == 2:
+        if not cuts and phase == 2:
             last_phase2 = (z, mu.copy(), duals)
             if upper_bound is not None and upper_bound - z <= tol:
                 status = "optimal"
@@ -762,7 +974,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             plans, value = model.alternate(tuples, coefs, const, s)
             if value > tol and model.add(plans, phase):
                 added += 1
-        if added:
+        if cuts or added and (phase == 1 or time.perf_counter() < next_bound_at):
             continue
         if phase == 1:
             t_m = time.perf_counter()
@@ -780,14 +992,30 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             break
         # phase 2: the MILP prices at duals smoothed towards the best-bound duals (Wentges);
         # every dual point gives a Lagrangian bound, and a column is added only when it improves
-        # at the current duals (otherwise a mispricing: retry closer to the current duals)
-        added = False
+        # at the current duals (otherwise a mispricing: retry closer to the current duals).
+        # While alternation still finds columns, this bounding round runs only every
+        # BOUND_SPACING times its own duration, so that the bound tightens during the tail.
+        t_round = time.perf_counter()
+        added = bool(added)
+        t_small = time.perf_counter()
+        small = model.small_duals(z, left())
+        if verbose:
+            print(f"[efce cg] smallest duals {time.perf_counter() - t_small:.2f}s",
+                  file=sys.stderr, flush=True)
+        if small is not None:                  # halfway to the smallest optimal duals
+            duals = 0.5 * small + 0.5 * duals
+            tuples, coefs, const = model.monomials(duals, 2)
         for alpha in SMOOTHING if center is not None else (0.0,):
             y = duals if alpha == 0.0 else alpha * center + (1.0 - alpha) * duals
             t_y, c_y, k_y = (tuples, coefs, const) if alpha == 0.0 else model.monomials(y, 2)
+            if verbose:
+                print(f"[efce cg] bounding at alpha {alpha}", file=sys.stderr, flush=True)
             t_m = time.perf_counter()
             plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, left())
             milp_seconds += time.perf_counter() - t_m
+            if verbose:
+                print(f"[efce cg] bounding MILP {time.perf_counter() - t_m:.2f}s",
+                      file=sys.stderr, flush=True)
             bound = max(z, upper - k_y) if np.isfinite(upper) else None
             if bound is not None and (upper_bound is None or bound < upper_bound):
                 upper_bound, center = bound, y.copy()
@@ -796,13 +1024,14 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                             "master": z, "smoothing": alpha, "oracle_value": true_rc,
                             "oracle_upper": upper, "bound": bound, "proved": proved,
                             "seconds": time.perf_counter() - start})
-            if true_rc > tol and model.add(plans, phase):
+            if true_rc > tol and model.add(plans, phase) or added:
                 added = True
                 break
             if upper_bound is not None and upper_bound - z <= max(tol, target or 0.0):
                 break
             if not proved:
                 break
+        next_bound_at = time.perf_counter() + BOUND_SPACING * (time.perf_counter() - t_round)
         if added:
             continue
         if upper_bound is not None and upper_bound - z <= tol:
@@ -850,7 +1079,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
              "master_objective": z, "columns": k_cols, "iterations": iterations,
              "payoff_range": scale, "column_tolerance": column_tolerance,
              "target_gap": target_gap,
-             "milp_seconds": milp_seconds, "history": history}
+             "cuts": model.num_cuts, "milp_seconds": milp_seconds, "history": history}
     if phase == 1:
         extra["violation"] = e
     if exact:
@@ -867,7 +1096,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         objective_spec=objective_name(objective), weights=w.tolist(),
         payoffs=[float(v) for v in values], gap=float(check.gap),
         optimal=status == "optimal", certificate=certificate,
-        size={"rows": model.num_rows, "cols": model.mu_offset + k_cols,
+        size={"rows": int(model._highs.getNumRow()), "cols": int(model._highs.getNumCol()),
               "nnz": int(model._highs.getNumNz()), "joint_plan_columns": k_cols},
         solver={"name": "HiGHS (master LP) + HiGHS MILP (pricing)", "status": status},
         seconds={"build": built - start, "solve": end_solve - built, "milp": milp_seconds,
