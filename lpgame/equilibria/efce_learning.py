@@ -144,10 +144,6 @@ class TriggerForest:
     row_s: np.ndarray | None = None
     num_sequences: int = 0
 
-    def __post_init__(self):
-        self._deviation_t = sp.csr_array(self.deviation.T)
-        self._obedience_t = sp.csr_array(self.obedience.T)
-
     @property
     def deviate(self) -> slice:
         return slice(self.num_triggers, 2 * self.num_triggers)
@@ -165,7 +161,9 @@ class TriggerForest:
 
     def penalty(self, x: np.ndarray) -> np.ndarray:
         """Σ_σ̂ A_{i,σ̂} x_{i,σ̂} as a vector over the pairs (the mediator's gradient of the gains)."""
-        return self._deviation_t @ x[self.rows] - self._obedience_t @ x[self.deviate]
+        # the transposes are views (CSC of the same arrays), not copies: one pair-sized
+        # indptr per copy would cost 2 × 8 B per relevant pair and player
+        return self.deviation.T @ x[self.rows] - self.obedience.T @ x[self.deviate]
 
     def deviators(self, x: np.ndarray) -> tuple[np.ndarray, sp.csr_array]:
         """x as (deviate weight per trigger, continuation as a triggers × sequences array): the
@@ -265,7 +263,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                         regret_minimiser: str = "drm", multiplier: float = DEFAULT_MULTIPLIER,
                         schedule: str = "adaptive", check_every: int | None = None,
                         max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES,
-                        max_lp_pairs: int = DEFAULT_MAX_LP_PAIRS) -> LearnedCorrelatedResult:
+                        max_lp_pairs: int = DEFAULT_MAX_LP_PAIRS,
+                        regret_dtype=np.float32) -> LearnedCorrelatedResult:
     """An optimal EFCE of a two-player game by regret minimisation on (10.3).
 
     ``objective``: ``"welfare"``, ``"player1"``, ``"player2"`` or weights (as the LP).
@@ -279,6 +278,9 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     ``check_every``: iterations between checkpoints (default: a geometric schedule).
     Ξ is the chain of Algorithm 9.3 in triangle-free games; otherwise the distributions over the
     pairs of reduced plans, when there are at most ``max_profiles`` of them.
+    ``regret_dtype``: the storage type of the accumulated regrets (float32 by default, half the
+    memory; float64 for the reference): sums, behaviours, points, averages, the independent gap
+    and the certified bound are float64 either way.
     """
     start = time.perf_counter()
     _check_options(target_gap, iterations, time_limit, regret_minimiser, multiplier, schedule,
@@ -305,8 +307,9 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     checkers = [TriggerGains(sf, i, "efce") for i in range(2)]     # independent of the learner
     built = time.perf_counter()
 
-    mediator = LocalRegretMinimisers(chain, regret_minimiser)
-    deviators = [LocalRegretMinimisers(f.chain, regret_minimiser) for f in forests]
+    mediator = LocalRegretMinimisers(chain, regret_minimiser, dtype=regret_dtype)
+    deviators = [LocalRegretMinimisers(f.chain, regret_minimiser, dtype=regret_dtype)
+                 for f in forests]
     xi_sum = np.zeros(P)
     x_sums = [np.zeros(f.chain.num_entries) for f in forests]
     weight_sum = 0.0
@@ -324,13 +327,15 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
         penalty = np.zeros(P)
         xs = []
         for f, dev in zip(forests, deviators):
-            dev.observe(f.chain.slot_values(f.gradient(xi), dev.behaviour), t)
+            dev.observe(f.chain.slot_values(f.gradient(xi), dev.behaviour, overwrite=True), t)
             x = f.chain.point(dev.behaviour)
             xs.append(x)
             penalty += f.penalty(x)
         grad = np.zeros(chain.num_entries)
-        grad[:P] = c / scale - lam * penalty
-        mediator.observe(chain.slot_values(grad, mediator.behaviour), t)
+        np.multiply(penalty, -lam, out=grad[:P])
+        del penalty
+        grad[:P] += c / scale
+        mediator.observe(chain.slot_values(grad, mediator.behaviour, overwrite=True), t)
         wt = mediator.average_weight(t)
         weight_sum += wt
         xi_sum += wt * xi
@@ -347,6 +352,9 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                 bound_point = point.bound_point
             if best is None or point.score(scale) <= best.score(scale):
                 best = point
+            for h in history:       # only the best checkpoint's plan is kept (P floats each)
+                if h is not best and h is not point:
+                    h.xi = None
             if point.score(scale) <= target_gap:
                 status = "converged"
                 best = point
@@ -363,8 +371,12 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
             status = "time_limit"
             break
     learned = time.perf_counter()
-    # the regrets and sums are not needed any more: free them before the certificate's arrays
-    del mediator, deviators, xi_sum, x_sums
+    # the regrets, sums and the last iterate's vectors are not needed any more: free them before
+    # the certificate's arrays (its polytope would otherwise sit beside the learner's state)
+    del mediator, deviators, xi_sum, x_sums, xi, xs, grad
+    for h in history:
+        if h is not best:
+            h.xi = None
     certificate = certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_point,
                                   triangle_free, max_lp_pairs)
     return _result(sf, space, chain, forests, best, history, status, objective, w, scale, t,
@@ -426,7 +438,6 @@ def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_poin
     if not triangle_free and space.num_pairs > max_lp_pairs:
         return {"status": "none", "reason": f"a triangle and {space.num_pairs:,} pairs: no dual "
                                             f"vector and no LP within {max_lp_pairs:,} pairs"}
-    bound = LagrangianBound(sf, gains=checkers)
     deviators = [f.deviators(x) for f, x in zip(forests, xs)]
     if triangle_free:
         # the bound is convex in λ for fixed x: try λ·2^k and certify the smallest
@@ -441,10 +452,13 @@ def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_poin
         lam = best[1]
         grad[:space.num_pairs] = c / scale - lam * penalty
         dual = chain_dual(space, chain, grad, scale)
-        cert = bound.bound(w, lam, deviators, dual)
+        # the learner's pair-sized vectors go before the checker's polytope is built
+        del penalty, grad
+        chain._last_values = None
+        cert = LagrangianBound(sf, gains=checkers).bound(w, lam, deviators, dual)
         over = "Ξ = 𝒱 (triangle-free)"
     else:
-        cert = bound.bound(w, lam, deviators)
+        cert = LagrangianBound(sf, gains=checkers).bound(w, lam, deviators)
         over = "𝒱 ⊇ Ξ (the game has a triangle: the bound can stay above the optimum)"
     return {"status": "certified", "over": over, **cert.to_dict()}
 
