@@ -39,6 +39,8 @@ co{0, 𝒬_{i,⪰j}}, OPT ≤ max_{ξ∈Ξ} cᵀξ − λ Σ ξᵀA_{i,σ̂}x_{i
 gain ξᵀA x ≤ 0. The deviator points are rebuilt into their sets from whatever is given; the max
 is bounded over S = {Mξ = e_0, 0 ≤ ξ ≤ 1} ⊇ Ξ (M: the von Stengel–Forges rows) by any dual vector
 y, as y_root + Σ max(0, g − Mᵀy), so neither the points nor the maximiser need to be trusted.
+M is stored in CSR with int32 positions while they fit (float64 entries ±1), built one part at a
+time; g, y and the bound are float64.
 """
 
 from __future__ import annotations
@@ -272,7 +274,9 @@ class TriggerGains:
     """The trigger gains of one player as a reusable evaluator: everything that depends only on
     the game (the (trigger, leaf) incidences, the bottom-up order) is computed once, and each
     call reads the plan's values (module docstring). The positions of the queried pairs are
-    kept while successive plans have the same sparsity pattern."""
+    kept while successive plans have the same sparsity pattern. Positions (triggers, leaves,
+    nodes, sequences, plan entries) are stored as int32 while they fit, int64 otherwise; the
+    gains are float64."""
 
     def __init__(self, sf: SequenceForm, player: int, kind: str):
         if sf.num_players != 2:

@@ -52,6 +52,13 @@ the bound is HiGHS's max over 𝒱 ⊇ Ξ (small games only): still ≥ OPT, but
 The forests hold Σ p_c u_i / R (not the LP's power-of-two scaling), so λ is in units of the payoff
 range as documented.
 
+**Memory** (docs/EFCE_LEARNING.md, "The big rows"). The chain, the forests and the gap evaluators
+hold int32 positions while they fit (int64 otherwise); the regrets are float32
+(``regret_dtype``; everything else the learner sums, the averages, and the checker's gap and
+bound are float64); the trigger maps' transposes are views, not copies; only the best
+checkpoint's plan is kept; and the learner's state is freed before the certificate's polytope is
+built. B2323 peaked at 539 bytes per relevant pair (834 before).
+
 **More than two players.** The thesis's three-player rows (D32, K35, GL33, L3132, L3133, L3223 of
 Table 10.1) use the correlation-plan representation of Zhang, Farina, Celli & Sandholm (EC 2022),
 which the thesis cites but does not write out (notes §1.8 "n players"); it cannot be reconstructed
@@ -349,7 +356,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                                 history[-1].upper_bound if history else np.inf)
             history.append(point)
             if point.bound_point is not None:
-                bound_point = point.bound_point
+                # kept once, here: the history's checkpoints do not each hold deviator points
+                bound_point, point.bound_point = point.bound_point, None
             if best is None or point.score(scale) <= best.score(scale):
                 best = point
             for h in history:       # only the best checkpoint's plan is kept (P floats each)
@@ -377,9 +385,18 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     for h in history:
         if h is not best:
             h.xi = None
-    certificate = certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_point,
+    for check in checkers:          # the checkpoints' cached plan positions
+        check._pattern = None
+    size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
+            "sums": int(chain.sum_target.size),
+            "trigger_entries": int(sum(f.chain.num_entries for f in forests))}
+    # the chain and the forests are released inside (after the dual is read off the chain)
+    holder = [chain, forests]
+    del chain, forests
+    certificate = certified_bound(sf, space, holder, None, checkers, w, c, scale, bound_point,
                                   triangle_free, max_lp_pairs)
-    return _result(sf, space, chain, forests, best, history, status, objective, w, scale, t,
+    del holder
+    return _result(sf, space, size, best, history, status, objective, w, scale, t,
                    start, built, target_gap, regret_minimiser, multiplier, schedule,
                    triangle_free, certificate, time.perf_counter() - learned)
 
@@ -393,8 +410,7 @@ def chain_dual(space: CorrelationPlanSpace, chain: ScaledExtensionChain, gradien
     these values every dual constraint holds (with equality at sums and the root), so
     y_root = the chain's maximum. Returns (root value, per player (J, τ, value)), times ``scale``.
     """
-    chain.slot_values(gradient, None)
-    values = chain._last_values
+    values = chain._values(gradient, None, False)
     pairs = space.pairs
     inf = [space.trees[0].seq_infoset, space.trees[1].seq_infoset]
     parts: list[list[tuple]] = [[], []]
@@ -431,7 +447,15 @@ def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_poin
     neither the deviator points (rebuilt into their sets) nor the maximiser (a dual vector whose
     shortfall is added): triangle-free games with the chain's dynamic programme as the dual;
     games with a triangle by HiGHS over 𝒱 (⊇ Ξ: a weaker bound) while 𝒱 has at most
-    ``max_lp_pairs`` pairs."""
+    ``max_lp_pairs`` pairs.
+
+    ``chain`` may be a list [chain, forests] (with ``forests`` None) that this function empties
+    once the chain's dual is read, so that the chain does not sit beside the checker's polytope.
+    """
+    if isinstance(chain, list):
+        holder = chain
+        chain, forests = holder
+        holder.clear()
     if bound_point is None:
         return {"status": "none", "reason": "no checkpoint"}
     lam, xs = bound_point
@@ -454,7 +478,7 @@ def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_poin
         dual = chain_dual(space, chain, grad, scale)
         # the learner's pair-sized vectors go before the checker's polytope is built
         del penalty, grad
-        chain._last_values = None
+        del chain, forests
         cert = LagrangianBound(sf, gains=checkers).bound(w, lam, deviators, dual)
         over = "Ξ = 𝒱 (triangle-free)"
     else:
@@ -500,19 +524,24 @@ def _checkpoint(checkers, space, chain, forests, c, scale, lam, xi_bar, deviator
     given deviator points (averages, last iterates): each is ≥ the optimum for any λ ≥ 0."""
     matrix = space.as_matrix(xi_bar)
     gap = max(0.0, max(float(check(matrix).max(initial=0.0)) for check in checkers))
+    del matrix
     P = space.num_pairs
     point = None
     for xs in deviator_points:
         grad = np.zeros(chain.num_entries)
-        grad[:P] = c / scale - lam * sum(f.penalty(x) for f, x in zip(forests, xs))
-        value = chain.best_value(grad) * scale
+        for f, x in zip(forests, xs):
+            grad[:P] += f.penalty(x)
+        grad[:P] *= -lam
+        grad[:P] += c / scale
+        value = chain.best_value(grad, overwrite=True) * scale
+        del grad
         if value < bound:
             bound, point = value, (lam, [x.copy() for x in xs])
     return Checkpoint(t, elapsed, float(c @ xi_bar), float(gap), float(bound), lam, xi_bar,
                       point)
 
 
-def _result(sf, space, chain, forests, best: Checkpoint, history, status, objective, w, scale, t,
+def _result(sf, space, size: dict, best: Checkpoint, history, status, objective, w, scale, t,
             start, built, target_gap, regret_minimiser, multiplier, schedule,
             triangle_free, certificate: dict, certify_seconds: float) -> LearnedCorrelatedResult:
     xi = best.xi
@@ -543,9 +572,6 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
         extra["relative_interval_width"] = (certificate["value"] - best.objective) / scale
     extra["xi_representation"] = ("scaled-extension chain (Algorithm 9.3)" if triangle_free
                                   else "distribution over pairs of reduced plans")
-    size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
-            "sums": int(chain.sum_target.size),
-            "trigger_entries": int(sum(f.chain.num_entries for f in forests))}
     return LearnedCorrelatedResult(
         game=sf.game.name, concept="efce", variant="learning", objective=best.objective,
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,

@@ -36,6 +36,13 @@ b-weighted sum the same recursion is the best response (linear maximisation) ove
   quadratic averaging.
 
 b = R⁺ / Σ R⁺ on each simplex, uniform where Σ R⁺ = 0 (Hart & Mas-Colell 2000).
+
+**Storage** (the chains of the big Table 10.1 rows have 10⁷–10⁸ entries). Every position array
+(roots, splits, slots, sums and each level's index arrays) is int32 while the entries and slots
+fit in int32 (:func:`lpgame.sorted_keys.index_dtype`), int64 otherwise; the entries' levels are a
+build intermediate and are not kept. The accumulated regrets (and PRM⁺'s prediction) are stored
+in float32 by default (``LocalRegretMinimisers(dtype=...)``; float64 on request); the per-split
+sums, the behaviours, the points and the values are float64, and the updates are done in place.
 """
 
 from __future__ import annotations
@@ -178,11 +185,11 @@ class ScaledExtensionChain:
                                            self.split_parent[split]))
 
     # ------------------------------------------------------------------ passes
-    def uniform(self) -> np.ndarray:
-        """The behaviour that is uniform on every simplex (per slot)."""
-        if getattr(self, "_uniform", None) is None:
-            self._uniform = 1.0 / self.split_size[self.slot_split]
-        return self._uniform
+    def uniform(self, slots: np.ndarray | None = None) -> np.ndarray:
+        """The behaviour that is uniform on every simplex (per slot; only at ``slots`` when
+        given). Computed on demand, not kept (one float per slot)."""
+        split = self.slot_split if slots is None else self.slot_split[slots]
+        return 1.0 / self.split_size[split]
 
     def per_split_sum(self, per_slot: np.ndarray) -> np.ndarray:
         """Σ over each split's slots (the slots of a split are contiguous)."""
@@ -207,6 +214,11 @@ class ScaledExtensionChain:
         """V(c) of every slot's entry under ``behaviour`` (None: the best response, max).
         ``overwrite``: the values are computed in ``gradient`` itself (a float64 array the caller
         no longer needs) instead of in a copy."""
+        return self._values(gradient, behaviour, overwrite)[self.slot_entry]
+
+    def _values(self, gradient: np.ndarray, behaviour: np.ndarray | None,
+                overwrite: bool) -> np.ndarray:
+        """V(e) of every entry; see :meth:`slot_values`."""
         value = np.asarray(gradient, dtype=float)
         if not (overwrite and value is gradient):
             value = value.copy()
@@ -224,13 +236,12 @@ class ScaledExtensionChain:
                 else:
                     per_split = np.add.reduceat(behaviour[lv.slot] * v, lv.split_start)
                 np.add.at(value, lv.split_parents, per_split)
-        self._last_values = value
-        return value[self.slot_entry]
+        return value
 
-    def best_value(self, gradient: np.ndarray) -> float:
-        """max over the chain of ⟨gradient, x⟩ (the roots are fixed to 1)."""
-        self.slot_values(gradient, None)
-        return float(self._last_values[self.roots].sum())
+    def best_value(self, gradient: np.ndarray, overwrite: bool = False) -> float:
+        """max over the chain of ⟨gradient, x⟩ (the roots are fixed to 1); ``overwrite`` as in
+        :meth:`slot_values`."""
+        return float(self._values(gradient, None, overwrite)[self.roots].sum())
 
 
 class LocalRegretMinimisers:
@@ -291,5 +302,6 @@ def _matching(chain: ScaledExtensionChain, positive: np.ndarray) -> np.ndarray:
     per[zero] = 1.0
     np.divide(positive, per, out=positive)
     del per
-    positive[zero] = chain.uniform()[zero]
+    zero = np.flatnonzero(zero)
+    positive[zero] = chain.uniform(zero)
     return positive
