@@ -130,7 +130,7 @@ def test_regrets_are_float32_and_behaviours_float64(s2122):
 def test_learner_allocations_per_relevant_pair_stay_below_the_old_layout():
     """tracemalloc's peak of the learner's own allocations (build, 40 iterations, checkpoints and
     the certificate) on S2133: 822 B per relevant pair with int64 indices, float64 regrets and the
-    transposed trigger maps (commit a400698), 464 B now."""
+    transposed trigger maps (commit a400698), 385 B now."""
     sf = lpgame.compile_game(lpgame.games.make("sheriff", N=10, B=3, rounds=3))
     tracemalloc.start()
     try:
