@@ -4,6 +4,11 @@ and the independent EFCE gap at a checkpoint (first plan, then a second plan of 
 
     python -m benchmarks.bench_efce_build sheriff N=10 B=3 rounds=3
     python -m benchmarks.bench_efce_build battleship rows=2 cols=3 shots=3
+    python -m benchmarks.bench_efce_build --learn 20 battleship rows=2 cols=3 shots=3
+
+``--learn N``: instead of the stages, one whole learning run (build, N iterations with a
+checkpoint every 10, the certificate) and its peak resident memory per relevant pair; run it under
+``/usr/bin/time -v`` for the same peak from outside.
 
 Runs against whatever lpgame is first on the path, so the same command measures an older tree
 (``git archive <commit> lpgame | tar -x -C /tmp/old`` then ``PYTHONPATH=/tmp/old``): the gap is
@@ -25,6 +30,8 @@ def main(argv: list[str] | None = None) -> None:
     from lpgame.equilibria.efce_learning import trigger_forest
 
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--learn":
+        return learn(int(argv[1]), argv[2], argv[3:])
     name = argv[0]
     params = {k: int(v) for k, v in (a.split("=") for a in argv[1:])}
     out = {}
@@ -58,6 +65,23 @@ def main(argv: list[str] | None = None) -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     print(f"{name} {params}: {space.num_pairs:,} relevant pairs; "
           + ", ".join(f"{k} {v:.2f} s" for k, v in out.items()) + f"; peak {peak:.2f} GiB")
+
+
+def learn(iterations: int, name: str, args: list[str]) -> None:
+    """One learning run (welfare, DRM) of ``iterations`` iterations: seconds and peak memory."""
+    import lpgame
+    from lpgame.equilibria.efce_learning import solve_efce_learning
+
+    params = {k: int(v) for k, v in (a.split("=") for a in args)}
+    sf = lpgame.compile_game(lpgame.games.make(name, **params))
+    r = solve_efce_learning(sf, objective="welfare", iterations=iterations, check_every=10,
+                            target_gap=1e-6)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    pairs = r.extra["relevant_pairs"]
+    print(f"{name} {params}: {pairs:,} relevant pairs, {iterations} iterations; "
+          + ", ".join(f"{k} {v:.1f} s" for k, v in r.seconds.items())
+          + f"; gap/R {r.extra['relative_gap']:.2e}; peak {peak / 2**30:.2f} GiB = "
+          f"{peak / pairs:.0f} B per relevant pair (game included)")
 
 
 if __name__ == "__main__":

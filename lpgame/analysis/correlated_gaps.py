@@ -39,6 +39,8 @@ co{0, 𝒬_{i,⪰j}}, OPT ≤ max_{ξ∈Ξ} cᵀξ − λ Σ ξᵀA_{i,σ̂}x_{i
 gain ξᵀA x ≤ 0. The deviator points are rebuilt into their sets from whatever is given; the max
 is bounded over S = {Mξ = e_0, 0 ≤ ξ ≤ 1} ⊇ Ξ (M: the von Stengel–Forges rows) by any dual vector
 y, as y_root + Σ max(0, g − Mᵀy), so neither the points nor the maximiser need to be trusted.
+M is stored in CSR with int32 positions while they fit (float64 entries ±1), built one part at a
+time; g, y and the bound are float64.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ import scipy.sparse as sp
 
 from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.sequence_form import SequenceForm
-from lpgame.sorted_keys import unique
+from lpgame.sorted_keys import as_index, index_dtype, unique
 
 DISTRIBUTION_TOLERANCE = 1e-6
 
@@ -272,7 +274,9 @@ class TriggerGains:
     """The trigger gains of one player as a reusable evaluator: everything that depends only on
     the game (the (trigger, leaf) incidences, the bottom-up order) is computed once, and each
     call reads the plan's values (module docstring). The positions of the queried pairs are
-    kept while successive plans have the same sparsity pattern."""
+    kept while successive plans have the same sparsity pattern. Positions (triggers, leaves,
+    nodes, sequences, plan entries) are stored as int32 while they fit, int64 otherwise; the
+    gains are float64."""
 
     def __init__(self, sf: SequenceForm, player: int, kind: str):
         if sf.num_players != 2:
@@ -319,9 +323,14 @@ class TriggerGains:
         z_all, jz = z_all[keep], jz[keep]
         ti, ri = _join(scope, jz)
         zz = z_all[ri]
-        self.leaf_t, self.leaf_z = ti, zz
-        self.leaf_node = np.searchsorted(node_key, ti * n + own[zz])
-        self.query = (cond[ti], opp[zz]) if player == 0 else (opp[zz], cond[ti])
+        # the (trigger, leaf) incidences are the evaluator's bulk: stored as int32 positions
+        # while they fit (index_dtype), int64 otherwise; keys are formed in int64
+        self.leaf_t, self.leaf_z = as_index(ti, T), as_index(zz, own.size)
+        self.leaf_node = as_index(np.searchsorted(node_key, ti * n + own[zz]), node_key.size)
+        n_opp = sf.num_sequences(1 - player)
+        self.query = ((as_index(cond[ti], n), as_index(opp[zz], n_opp)) if player == 0
+                      else (as_index(opp[zz], n_opp), as_index(cond[ti], n)))
+        del ti, zz, ri
         # bottom-up: best[t, j'] = max over the sequences of j'; added to the parent sequence's node
         node_j = seq_infoset[node_s]
         groups, group_of_node = unique(node_t * (m + 1) + node_j, return_inverse=True)
@@ -350,9 +359,9 @@ class TriggerGains:
             za = np.repeat(np.arange(own.size), anc.shape[1])
             sa = anc[own].ravel()
             keep = sa >= 1
-            self.obey_t, self.obey_z = sa[keep] - 1, za[keep]
+            self.obey_t, self.obey_z = as_index(sa[keep] - 1, T), as_index(za[keep], own.size)
         else:
-            self.obey_t, self.obey_z = ti, zz
+            self.obey_t, self.obey_z = self.leaf_t, self.leaf_z
         self.leaf_pairs = (sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
         self._pattern = None
 
@@ -361,7 +370,8 @@ class TriggerGains:
         cached = self._pattern
         if cached is None or cached[0].size != xi.keys.size \
                 or not np.array_equal(cached[0], xi.keys):
-            cached = (xi.keys, xi.positions(*self.query), xi.positions(*self.leaf_pairs))
+            cached = (xi.keys, as_index(xi.positions(*self.query), xi.keys.size),
+                      as_index(xi.positions(*self.leaf_pairs), xi.keys.size))
             self._pattern = cached
         return xi.at(cached[1]), xi.at(cached[2])
 
@@ -577,10 +587,13 @@ class LagrangianBound:
         self.n2 = n2
         key_parts = [np.zeros(1, np.int64),
                      sf.terminal_sequences[:, 0].astype(np.int64) * n2 + sf.terminal_sequences[:, 1]]
+        # the columns: every pair a trigger queries, the leaves, the rows' entries; merged one
+        # part at a time (sorted unions) so that no concatenation of all parts is held at once
+        keys = unique(np.concatenate(key_parts))
         for g in self.gains:
             if g.num_triggers:
-                key_parts.append(g.query[0].astype(np.int64) * n2 + g.query[1])
-        rows, cols, vals = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [np.ones(1)]
+                keys = unique(np.concatenate(
+                    [keys, unique(g.query[0].astype(np.int64) * n2 + g.query[1])]))
         row_entries = []
         self.row_keys: list[np.ndarray] = []
         self.row_offset: list[int] = []
@@ -594,22 +607,33 @@ class LagrangianBound:
             r = np.repeat(np.arange(j.size), na)
             loc = np.arange(int(na.sum())) - np.repeat(np.cumsum(na) - na, na)
             own = np.concatenate([p.infoset_first_seq[j][r] + loc, p.infoset_parent_seq[j]])
+            del loc
             other = np.concatenate([tau[r], tau])
             k = own.astype(np.int64) * n2 + other if i == 0 else other * n2 + own
-            row_entries.append((offset + np.concatenate([r, np.arange(j.size)]), k,
-                                np.concatenate([np.ones(r.size), -np.ones(j.size)])))
-            key_parts.append(k)
+            del own, other
+            row_entries.append((offset + np.concatenate([r, np.arange(j.size)]), k, r.size))
+            keys = unique(np.concatenate([keys, unique(k)]))
             self.row_offset.append(offset)
             offset += j.size
-        self.keys = unique(np.concatenate(key_parts))
-        for r, k, v in row_entries:
-            rows.append(r)
-            cols.append(np.searchsorted(self.keys, k))
+        self.keys = keys
+        del key_parts, keys
+        # M in CSR with int32 positions while they fit (int64 otherwise); entries ±1 in float64
+        ix = index_dtype(max(offset, self.keys.size))
+        rows, cols, vals = [np.zeros(1, ix)], [np.zeros(1, ix)], [np.ones(1)]
+        while row_entries:
+            r, k, n_pos = row_entries.pop(0)
+            rows.append(r.astype(ix))
+            cols.append(np.searchsorted(self.keys, k).astype(ix))
+            del r, k
+            v = np.ones(cols[-1].size)
+            v[n_pos:] = -1.0
             vals.append(v)
         self.num_rows = offset
-        self.matrix = sp.csr_array((np.concatenate(vals), (np.concatenate(rows),
-                                                           np.concatenate(cols))),
-                                   shape=(offset, self.keys.size))
+        coo = sp.coo_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                           shape=(offset, self.keys.size))
+        del rows, cols, vals
+        self.matrix = sp.csr_array(coo)
+        del coo
         self.leaf_col = np.searchsorted(
             self.keys, sf.terminal_sequences[:, 0].astype(np.int64) * n2 + sf.terminal_sequences[:, 1])
         self._transpose_cols: list[np.ndarray | None] = [None, None]

@@ -29,7 +29,9 @@ binary search in the sorted connected pairs, each star's centre from the ranks c
 recursion, not the number of pairs: S2254's 13.3 M relevant pairs are filled without a Python
 loop over them (the recursive walk, kept as :func:`correlation_chain_recursive` for the tests,
 took 52 s on B2323's 3.9 M pairs against 18 s, loaded). The learning iterations on the chain are
-vectorised too (:mod:`lpgame.equilibria.scaled_extension`).
+vectorised too (:mod:`lpgame.equilibria.scaled_extension`). The build's keys are int64
+(σ1·|Σ2| + σ2 exceeds int32 on the big rows); the chain it returns stores int32 positions into
+the relevant pairs while they fit (int64 otherwise).
 """
 
 from __future__ import annotations

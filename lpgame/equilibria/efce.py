@@ -231,10 +231,12 @@ class CorrelationPlanSpace:
         return [(l1[a], l2[b]) for a, b in self.pairs[pos]]
 
     def as_matrix(self, xi: np.ndarray) -> sp.csr_array:
-        """ξ as a sparse |Σ_1| × |Σ_2| array."""
-        shape = (self.trees[0].num_sequences, self.n2)
-        return sp.csr_array((np.asarray(xi, float), (self.pairs[:, 0], self.pairs[:, 1])),
-                            shape=shape)
+        """ξ as a sparse |Σ_1| × |Σ_2| array. The pairs are sorted by (σ1, σ2), so the CSR
+        arrays are read off directly (no COO conversion and its sort-sized temporaries)."""
+        n1 = self.trees[0].num_sequences
+        indptr = np.searchsorted(self.pairs[:, 0], np.arange(n1 + 1))
+        return sp.csr_array((np.asarray(xi, float), self.pairs[:, 1], indptr),
+                            shape=(n1, self.n2))
 
     # ------------------------------------------------------------------ polytope
     def polytope(self) -> tuple[sp.csr_array, np.ndarray, list[str]]:

@@ -52,6 +52,13 @@ the bound is HiGHS's max over 𝒱 ⊇ Ξ (small games only): still ≥ OPT, but
 The forests hold Σ p_c u_i / R (not the LP's power-of-two scaling), so λ is in units of the payoff
 range as documented.
 
+**Memory** (docs/EFCE_LEARNING.md, "The big rows"). The chain, the forests and the gap evaluators
+hold int32 positions while they fit (int64 otherwise); the regrets are float32
+(``regret_dtype``; everything else the learner sums, the averages, and the checker's gap and
+bound are float64); the trigger maps' transposes are views, not copies; only the best
+checkpoint's plan is kept; and the learner's state is freed before the certificate's polytope is
+built. B2323 peaked at 539 bytes per relevant pair (834 before).
+
 **More than two players.** The thesis's three-player rows (D32, K35, GL33, L3132, L3133, L3223 of
 Table 10.1) use the correlation-plan representation of Zhang, Farina, Celli & Sandholm (EC 2022),
 which the thesis cites but does not write out (notes §1.8 "n players"); it cannot be reconstructed
@@ -144,10 +151,6 @@ class TriggerForest:
     row_s: np.ndarray | None = None
     num_sequences: int = 0
 
-    def __post_init__(self):
-        self._deviation_t = sp.csr_array(self.deviation.T)
-        self._obedience_t = sp.csr_array(self.obedience.T)
-
     @property
     def deviate(self) -> slice:
         return slice(self.num_triggers, 2 * self.num_triggers)
@@ -165,7 +168,9 @@ class TriggerForest:
 
     def penalty(self, x: np.ndarray) -> np.ndarray:
         """Σ_σ̂ A_{i,σ̂} x_{i,σ̂} as a vector over the pairs (the mediator's gradient of the gains)."""
-        return self._deviation_t @ x[self.rows] - self._obedience_t @ x[self.deviate]
+        # the transposes are views (CSC of the same arrays), not copies: one pair-sized
+        # indptr per copy would cost 2 × 8 B per relevant pair and player
+        return self.deviation.T @ x[self.rows] - self.obedience.T @ x[self.deviate]
 
     def deviators(self, x: np.ndarray) -> tuple[np.ndarray, sp.csr_array]:
         """x as (deviate weight per trigger, continuation as a triggers × sequences array): the
@@ -265,7 +270,8 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                         regret_minimiser: str = "drm", multiplier: float = DEFAULT_MULTIPLIER,
                         schedule: str = "adaptive", check_every: int | None = None,
                         max_profiles: int = DEFAULT_MAX_ENUMERATED_PROFILES,
-                        max_lp_pairs: int = DEFAULT_MAX_LP_PAIRS) -> LearnedCorrelatedResult:
+                        max_lp_pairs: int = DEFAULT_MAX_LP_PAIRS,
+                        regret_dtype=np.float32) -> LearnedCorrelatedResult:
     """An optimal EFCE of a two-player game by regret minimisation on (10.3).
 
     ``objective``: ``"welfare"``, ``"player1"``, ``"player2"`` or weights (as the LP).
@@ -279,6 +285,9 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     ``check_every``: iterations between checkpoints (default: a geometric schedule).
     Ξ is the chain of Algorithm 9.3 in triangle-free games; otherwise the distributions over the
     pairs of reduced plans, when there are at most ``max_profiles`` of them.
+    ``regret_dtype``: the storage type of the accumulated regrets (float32 by default, half the
+    memory; float64 for the reference): sums, behaviours, points, averages, the independent gap
+    and the certified bound are float64 either way.
     """
     start = time.perf_counter()
     _check_options(target_gap, iterations, time_limit, regret_minimiser, multiplier, schedule,
@@ -305,8 +314,9 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     checkers = [TriggerGains(sf, i, "efce") for i in range(2)]     # independent of the learner
     built = time.perf_counter()
 
-    mediator = LocalRegretMinimisers(chain, regret_minimiser)
-    deviators = [LocalRegretMinimisers(f.chain, regret_minimiser) for f in forests]
+    mediator = LocalRegretMinimisers(chain, regret_minimiser, dtype=regret_dtype)
+    deviators = [LocalRegretMinimisers(f.chain, regret_minimiser, dtype=regret_dtype)
+                 for f in forests]
     xi_sum = np.zeros(P)
     x_sums = [np.zeros(f.chain.num_entries) for f in forests]
     weight_sum = 0.0
@@ -324,13 +334,15 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
         penalty = np.zeros(P)
         xs = []
         for f, dev in zip(forests, deviators):
-            dev.observe(f.chain.slot_values(f.gradient(xi), dev.behaviour), t)
+            dev.observe(f.chain.slot_values(f.gradient(xi), dev.behaviour, overwrite=True), t)
             x = f.chain.point(dev.behaviour)
             xs.append(x)
             penalty += f.penalty(x)
         grad = np.zeros(chain.num_entries)
-        grad[:P] = c / scale - lam * penalty
-        mediator.observe(chain.slot_values(grad, mediator.behaviour), t)
+        np.multiply(penalty, -lam, out=grad[:P])
+        del penalty
+        grad[:P] += c / scale
+        mediator.observe(chain.slot_values(grad, mediator.behaviour, overwrite=True), t)
         wt = mediator.average_weight(t)
         weight_sum += wt
         xi_sum += wt * xi
@@ -344,9 +356,13 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
                                 history[-1].upper_bound if history else np.inf)
             history.append(point)
             if point.bound_point is not None:
-                bound_point = point.bound_point
+                # kept once, here: the history's checkpoints do not each hold deviator points
+                bound_point, point.bound_point = point.bound_point, None
             if best is None or point.score(scale) <= best.score(scale):
                 best = point
+            for h in history:       # only the best checkpoint's plan is kept (P floats each)
+                if h is not best and h is not point:
+                    h.xi = None
             if point.score(scale) <= target_gap:
                 status = "converged"
                 best = point
@@ -363,11 +379,24 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
             status = "time_limit"
             break
     learned = time.perf_counter()
-    # the regrets and sums are not needed any more: free them before the certificate's arrays
-    del mediator, deviators, xi_sum, x_sums
-    certificate = certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_point,
+    # the regrets, sums and the last iterate's vectors are not needed any more: free them before
+    # the certificate's arrays (its polytope would otherwise sit beside the learner's state)
+    del mediator, deviators, xi_sum, x_sums, xi, xs, grad
+    for h in history:
+        if h is not best:
+            h.xi = None
+    for check in checkers:          # the checkpoints' cached plan positions
+        check._pattern = None
+    size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
+            "sums": int(chain.sum_target.size),
+            "trigger_entries": int(sum(f.chain.num_entries for f in forests))}
+    # the chain and the forests are released inside (after the dual is read off the chain)
+    holder = [chain, forests]
+    del chain, forests
+    certificate = certified_bound(sf, space, holder, None, checkers, w, c, scale, bound_point,
                                   triangle_free, max_lp_pairs)
-    return _result(sf, space, chain, forests, best, history, status, objective, w, scale, t,
+    del holder
+    return _result(sf, space, size, best, history, status, objective, w, scale, t,
                    start, built, target_gap, regret_minimiser, multiplier, schedule,
                    triangle_free, certificate, time.perf_counter() - learned)
 
@@ -381,8 +410,7 @@ def chain_dual(space: CorrelationPlanSpace, chain: ScaledExtensionChain, gradien
     these values every dual constraint holds (with equality at sums and the root), so
     y_root = the chain's maximum. Returns (root value, per player (J, τ, value)), times ``scale``.
     """
-    chain.slot_values(gradient, None)
-    values = chain._last_values
+    values = chain._values(gradient, None, False)
     pairs = space.pairs
     inf = [space.trees[0].seq_infoset, space.trees[1].seq_infoset]
     parts: list[list[tuple]] = [[], []]
@@ -419,14 +447,21 @@ def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_poin
     neither the deviator points (rebuilt into their sets) nor the maximiser (a dual vector whose
     shortfall is added): triangle-free games with the chain's dynamic programme as the dual;
     games with a triangle by HiGHS over 𝒱 (⊇ Ξ: a weaker bound) while 𝒱 has at most
-    ``max_lp_pairs`` pairs."""
+    ``max_lp_pairs`` pairs.
+
+    ``chain`` may be a list [chain, forests] (with ``forests`` None) that this function empties
+    once the chain's dual is read, so that the chain does not sit beside the checker's polytope.
+    """
+    if isinstance(chain, list):
+        holder = chain
+        chain, forests = holder
+        holder.clear()
     if bound_point is None:
         return {"status": "none", "reason": "no checkpoint"}
     lam, xs = bound_point
     if not triangle_free and space.num_pairs > max_lp_pairs:
         return {"status": "none", "reason": f"a triangle and {space.num_pairs:,} pairs: no dual "
                                             f"vector and no LP within {max_lp_pairs:,} pairs"}
-    bound = LagrangianBound(sf, gains=checkers)
     deviators = [f.deviators(x) for f, x in zip(forests, xs)]
     if triangle_free:
         # the bound is convex in λ for fixed x: try λ·2^k and certify the smallest
@@ -441,10 +476,13 @@ def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_poin
         lam = best[1]
         grad[:space.num_pairs] = c / scale - lam * penalty
         dual = chain_dual(space, chain, grad, scale)
-        cert = bound.bound(w, lam, deviators, dual)
+        # the learner's pair-sized vectors go before the checker's polytope is built
+        del penalty, grad
+        del chain, forests
+        cert = LagrangianBound(sf, gains=checkers).bound(w, lam, deviators, dual)
         over = "Ξ = 𝒱 (triangle-free)"
     else:
-        cert = bound.bound(w, lam, deviators)
+        cert = LagrangianBound(sf, gains=checkers).bound(w, lam, deviators)
         over = "𝒱 ⊇ Ξ (the game has a triangle: the bound can stay above the optimum)"
     return {"status": "certified", "over": over, **cert.to_dict()}
 
@@ -486,19 +524,24 @@ def _checkpoint(checkers, space, chain, forests, c, scale, lam, xi_bar, deviator
     given deviator points (averages, last iterates): each is ≥ the optimum for any λ ≥ 0."""
     matrix = space.as_matrix(xi_bar)
     gap = max(0.0, max(float(check(matrix).max(initial=0.0)) for check in checkers))
+    del matrix
     P = space.num_pairs
     point = None
     for xs in deviator_points:
         grad = np.zeros(chain.num_entries)
-        grad[:P] = c / scale - lam * sum(f.penalty(x) for f, x in zip(forests, xs))
-        value = chain.best_value(grad) * scale
+        for f, x in zip(forests, xs):
+            grad[:P] += f.penalty(x)
+        grad[:P] *= -lam
+        grad[:P] += c / scale
+        value = chain.best_value(grad, overwrite=True) * scale
+        del grad
         if value < bound:
             bound, point = value, (lam, [x.copy() for x in xs])
     return Checkpoint(t, elapsed, float(c @ xi_bar), float(gap), float(bound), lam, xi_bar,
                       point)
 
 
-def _result(sf, space, chain, forests, best: Checkpoint, history, status, objective, w, scale, t,
+def _result(sf, space, size: dict, best: Checkpoint, history, status, objective, w, scale, t,
             start, built, target_gap, regret_minimiser, multiplier, schedule,
             triangle_free, certificate: dict, certify_seconds: float) -> LearnedCorrelatedResult:
     xi = best.xi
@@ -529,9 +572,6 @@ def _result(sf, space, chain, forests, best: Checkpoint, history, status, object
         extra["relative_interval_width"] = (certificate["value"] - best.objective) / scale
     extra["xi_representation"] = ("scaled-extension chain (Algorithm 9.3)" if triangle_free
                                   else "distribution over pairs of reduced plans")
-    size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
-            "sums": int(chain.sum_target.size),
-            "trigger_entries": int(sum(f.chain.num_entries for f in forests))}
     return LearnedCorrelatedResult(
         game=sf.game.name, concept="efce", variant="learning", objective=best.objective,
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,

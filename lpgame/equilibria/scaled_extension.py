@@ -36,6 +36,13 @@ b-weighted sum the same recursion is the best response (linear maximisation) ove
   quadratic averaging.
 
 b = R⁺ / Σ R⁺ on each simplex, uniform where Σ R⁺ = 0 (Hart & Mas-Colell 2000).
+
+**Storage** (the chains of the big Table 10.1 rows have 10⁷–10⁸ entries). Every position array
+(roots, splits, slots, sums and each level's index arrays) is int32 while the entries and slots
+fit in int32 (:func:`lpgame.sorted_keys.index_dtype`), int64 otherwise; the entries' levels are a
+build intermediate and are not kept. The accumulated regrets (and PRM⁺'s prediction) are stored
+in float32 by default (``LocalRegretMinimisers(dtype=...)``; float64 on request); the per-split
+sums, the behaviours, the points and the values are float64, and the updates are done in place.
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.errors import LpgameError
-from lpgame.sorted_keys import unique
+from lpgame.sorted_keys import index_dtype, unique
 
 REGRET_MINIMISERS = ("drm", "prm+")
 
@@ -82,33 +89,43 @@ class ScaledExtensionChain:
                  slot_split: np.ndarray, slot_entry: np.ndarray, sum_target: np.ndarray,
                  sum_matrix: sp.csr_array):
         self.num_entries = int(num_entries)
-        self.roots = np.asarray(roots, dtype=np.int64)
-        self.split_parent = np.asarray(split_parent, dtype=np.int64)
-        self.slot_split = np.asarray(slot_split, dtype=np.int64)
-        self.slot_entry = np.asarray(slot_entry, dtype=np.int64)
-        self.sum_target = np.asarray(sum_target, dtype=np.int64)
+        slot_count = np.asarray(slot_entry).size
+        # positions are int32 while the entries and slots fit (int64 otherwise): half the memory
+        self.index_dtype = index_dtype(max(self.num_entries, slot_count,
+                                           np.asarray(split_parent).size))
+        ix = self.index_dtype
+        self.roots = np.asarray(roots, dtype=ix)
+        self.split_parent = np.asarray(split_parent, dtype=ix)
+        self.slot_split = np.asarray(slot_split, dtype=ix)
+        self.slot_entry = np.asarray(slot_entry, dtype=ix)
+        self.sum_target = np.asarray(sum_target, dtype=ix)
         self.sum_matrix = sp.csr_array(sum_matrix, shape=(self.sum_target.size, self.num_entries))
         self.num_splits = self.split_parent.size
         filled = np.concatenate([self.roots, self.slot_entry, self.sum_target])
         counts = np.bincount(filled, minlength=self.num_entries)
-        if filled.size and (counts.max() > 1 or counts.min() < 1):
+        del filled
+        if counts.size and (counts.max() > 1 or counts.min() < 1):
             raise LpgameError(f"internal error: a chain must fill every entry exactly once "
                               f"({int((counts == 0).sum())} unfilled, {int((counts > 1).sum())} twice)")
+        del counts
         if np.any(np.diff(self.slot_split) < 0):
             raise LpgameError("internal error: the slots of a split must be contiguous and ordered")
-        self.split_first = np.searchsorted(self.slot_split, np.arange(self.num_splits))
-        self.split_size = np.bincount(self.slot_split, minlength=self.num_splits)
+        self.split_first = np.searchsorted(self.slot_split, np.arange(self.num_splits, dtype=ix)
+                                           ).astype(ix)
+        self.split_size = np.bincount(self.slot_split, minlength=self.num_splits).astype(ix)
         self._levels()
 
     def _levels(self) -> None:
-        """Level of every entry: roots 0; a slot 1 + its parent's level; a sum 1 + its summands'."""
-        level = np.full(self.num_entries, -1, dtype=np.int64)
+        """Level of every entry: roots 0; a slot 1 + its parent's level; a sum 1 + its summands'.
+        The levels are a build intermediate (not kept); each level's index arrays are."""
+        ix = self.index_dtype
+        level = np.full(self.num_entries, -1, dtype=np.int32)
         level[self.roots] = 0
         sums = self.sum_matrix.tocsr()
         pending_splits = np.ones(self.num_splits, bool)
         pending_sums = np.ones(self.sum_target.size, bool)
-        slot_level = np.full(self.slot_entry.size, -1, dtype=np.int64)
-        sum_level = np.full(self.sum_target.size, -1, dtype=np.int64)
+        slot_level = np.full(self.slot_entry.size, -1, dtype=np.int32)
+        sum_level = np.full(self.sum_target.size, -1, dtype=np.int32)
         while pending_splits.any() or pending_sums.any():
             progressed = False
             ready = pending_splits & (level[self.split_parent] >= 0)
@@ -119,16 +136,17 @@ class ScaledExtensionChain:
                 level[self.slot_entry[slots]] = slot_level[slots]
                 pending_splits[k] = False
                 progressed = True
+            del ready
             if pending_sums.any():
                 idx = np.flatnonzero(pending_sums)
                 sub = sums[idx]
-                known = (level[sub.indices] >= 0).astype(np.int64)
+                known = (level[sub.indices] >= 0).astype(np.int32)
                 n_known = np.add.reduceat(known, sub.indptr[:-1]) if sub.nnz else np.zeros(idx.size)
                 n_all = np.diff(sub.indptr)
                 n_known = np.where(n_all > 0, n_known, 0)
                 done = n_known == n_all
                 if done.any():
-                    lv = np.zeros(idx.size, dtype=np.int64)
+                    lv = np.zeros(idx.size, dtype=np.int32)
                     has = n_all > 0
                     lv[has] = np.maximum.reduceat(level[sub.indices], sub.indptr[:-1][has]) \
                         if sub.nnz else 0
@@ -137,20 +155,29 @@ class ScaledExtensionChain:
                     level[self.sum_target[ready_idx]] = sum_level[ready_idx]
                     pending_sums[ready_idx] = False
                     progressed = True
+                del idx, sub, known, n_known, n_all, done
             if not progressed:
                 raise LpgameError("internal error: the chain has a step that reads an entry never "
                                   "filled before it")
-        self.level = level
         self.num_levels = int(level.max()) + 1 if level.size else 1
+        del level
+        # slots and sums grouped by level with one stable sort each (not one scan per level)
+        slot_order = np.argsort(slot_level, kind="stable").astype(ix)
+        slot_bounds = np.searchsorted(slot_level[slot_order], np.arange(self.num_levels + 1))
+        del slot_level
+        sum_order = np.argsort(sum_level, kind="stable").astype(ix)
+        sum_bounds = np.searchsorted(sum_level[sum_order], np.arange(self.num_levels + 1))
+        del sum_level
         self.level_steps = []
         for d in range(self.num_levels):
-            slot = np.flatnonzero(slot_level == d)
+            slot = slot_order[slot_bounds[d]:slot_bounds[d + 1]].copy()
             split = unique(self.slot_split[slot])
-            start = np.searchsorted(slot, self.split_first[split])
-            sidx = np.flatnonzero(sum_level == d)
+            start = np.searchsorted(slot, self.split_first[split]).astype(ix)
+            sidx = sum_order[sum_bounds[d]:sum_bounds[d + 1]]
             part = sp.coo_array(sums[sidx]) if sidx.size else None
-            cols = part.col.astype(np.int64) if part is not None else np.zeros(0, np.int64)
-            rows = part.row.astype(np.int64) if part is not None else np.zeros(0, np.int64)
+            cols = part.col.astype(ix) if part is not None else np.zeros(0, ix)
+            rows = part.row.astype(ix) if part is not None else np.zeros(0, ix)
+            del part
             self.level_steps.append(_Level(slot, split, start, self.sum_target[sidx], cols, rows,
                                            unique(cols).size == cols.size,
                                            self.slot_entry[slot],
@@ -158,11 +185,11 @@ class ScaledExtensionChain:
                                            self.split_parent[split]))
 
     # ------------------------------------------------------------------ passes
-    def uniform(self) -> np.ndarray:
-        """The behaviour that is uniform on every simplex (per slot)."""
-        if getattr(self, "_uniform", None) is None:
-            self._uniform = 1.0 / self.split_size[self.slot_split]
-        return self._uniform
+    def uniform(self, slots: np.ndarray | None = None) -> np.ndarray:
+        """The behaviour that is uniform on every simplex (per slot; only at ``slots`` when
+        given). Computed on demand, not kept (one float per slot)."""
+        split = self.slot_split if slots is None else self.slot_split[slots]
+        return 1.0 / self.split_size[split]
 
     def per_split_sum(self, per_slot: np.ndarray) -> np.ndarray:
         """Σ over each split's slots (the slots of a split are contiguous)."""
@@ -182,9 +209,19 @@ class ScaledExtensionChain:
                                                minlength=lv.sum_target.size)
         return x
 
-    def slot_values(self, gradient: np.ndarray, behaviour: np.ndarray | None) -> np.ndarray:
-        """V(c) of every slot's entry under ``behaviour`` (None: the best response, max)."""
-        value = np.asarray(gradient, dtype=float).copy()
+    def slot_values(self, gradient: np.ndarray, behaviour: np.ndarray | None,
+                    overwrite: bool = False) -> np.ndarray:
+        """V(c) of every slot's entry under ``behaviour`` (None: the best response, max).
+        ``overwrite``: the values are computed in ``gradient`` itself (a float64 array the caller
+        no longer needs) instead of in a copy."""
+        return self._values(gradient, behaviour, overwrite)[self.slot_entry]
+
+    def _values(self, gradient: np.ndarray, behaviour: np.ndarray | None,
+                overwrite: bool) -> np.ndarray:
+        """V(e) of every entry; see :meth:`slot_values`."""
+        value = np.asarray(gradient, dtype=float)
+        if not (overwrite and value is gradient):
+            value = value.copy()
         for lv in self.level_steps[:0:-1]:
             if lv.sum_target.size:
                 add = value[lv.sum_target][lv.sum_rows]
@@ -199,28 +236,30 @@ class ScaledExtensionChain:
                 else:
                     per_split = np.add.reduceat(behaviour[lv.slot] * v, lv.split_start)
                 np.add.at(value, lv.split_parents, per_split)
-        self._last_values = value
-        return value[self.slot_entry]
+        return value
 
-    def best_value(self, gradient: np.ndarray) -> float:
-        """max over the chain of ⟨gradient, x⟩ (the roots are fixed to 1)."""
-        self.slot_values(gradient, None)
-        return float(self._last_values[self.roots].sum())
+    def best_value(self, gradient: np.ndarray, overwrite: bool = False) -> float:
+        """max over the chain of ⟨gradient, x⟩ (the roots are fixed to 1); ``overwrite`` as in
+        :meth:`slot_values`."""
+        return float(self._values(gradient, None, overwrite)[self.roots].sum())
 
 
 class LocalRegretMinimisers:
     """One regret minimiser per simplex of a chain, all updated at once (module docstring)."""
 
     def __init__(self, chain: ScaledExtensionChain, kind: str = "drm", alpha: float = 1.5,
-                 beta: float = 0.0, gamma: float = 2.0):
+                 beta: float = 0.0, gamma: float = 2.0, dtype=np.float32):
         if kind not in REGRET_MINIMISERS:
             raise LpgameError(f"unknown regret minimiser {kind!r}; choose one of "
                               f"{', '.join(REGRET_MINIMISERS)}")
         self.chain = chain
         self.kind = kind
         self.alpha, self.beta, self.gamma = alpha, beta, gamma
-        self.regret = np.zeros(chain.slot_entry.size)
-        self.prediction = np.zeros(chain.slot_entry.size)
+        # accumulated regrets (and PRM⁺'s prediction) are stored in ``dtype`` (float32 by
+        # default: half the memory); every sum and every behaviour is computed in float64
+        self.dtype = np.dtype(dtype)
+        self.regret = np.zeros(chain.slot_entry.size, self.dtype)
+        self.prediction = np.zeros(chain.slot_entry.size if kind == "prm+" else 0, self.dtype)
         self.behaviour = chain.uniform()
 
     def average_weight(self, t: int) -> float:
@@ -228,24 +267,41 @@ class LocalRegretMinimisers:
         return float(t) ** (self.gamma if self.kind == "drm" else 2.0)
 
     def observe(self, slot_utility: np.ndarray, t: int) -> None:
-        """Take the utilities of every slot at iterate t and move to the next behaviour."""
+        """Take the utilities of every slot at iterate t and move to the next behaviour (in place,
+        so that the iteration holds few slot-sized temporaries)."""
         c = self.chain
-        k = c.slot_split
         expected = c.per_split_sum(self.behaviour * slot_utility)
-        instant = slot_utility - expected[k]
+        instant = np.subtract(slot_utility, expected[c.slot_split])
+        del expected
+        regret = self.regret
         if self.kind == "drm":
-            pos = self.regret > 0
             ta, tb = float(t) ** self.alpha, float(t) ** self.beta
-            self.regret = np.where(pos, self.regret * (ta / (ta + 1.0)),
-                                   self.regret * (tb / (tb + 1.0))) + instant
-            self.behaviour = _matching(c, np.maximum(self.regret, 0.0))
+            pos = regret > 0
+            np.multiply(regret, ta / (ta + 1.0), out=regret, where=pos)
+            np.logical_not(pos, out=pos)
+            np.multiply(regret, tb / (tb + 1.0), out=regret, where=pos)
+            del pos
+            np.add(regret, instant, out=regret, casting="same_kind")
+            del instant
+            positive = np.maximum(regret, 0.0, dtype=np.float64)
         else:
-            self.regret = np.maximum(self.regret + instant, 0.0)
-            self.prediction = instant
-            self.behaviour = _matching(c, np.maximum(self.regret + self.prediction, 0.0))
+            np.add(regret, instant, out=regret, casting="same_kind")
+            np.maximum(regret, 0.0, out=regret)
+            self.prediction[:] = instant
+            positive = np.add(regret, instant, dtype=np.float64)
+            del instant
+            np.maximum(positive, 0.0, out=positive)
+        self.behaviour = _matching(c, positive)
 
 
 def _matching(chain: ScaledExtensionChain, positive: np.ndarray) -> np.ndarray:
-    """Regret matching on every simplex: b ∝ positive, uniform where the sum is 0."""
+    """Regret matching on every simplex: b ∝ positive, uniform where the sum is 0 (float64;
+    ``positive`` is overwritten)."""
     per = chain.per_split_sum(positive)[chain.slot_split]
-    return np.where(per > 0, positive / np.where(per > 0, per, 1.0), chain.uniform())
+    zero = per <= 0
+    per[zero] = 1.0
+    np.divide(positive, per, out=positive)
+    del per
+    zero = np.flatnonzero(zero)
+    positive[zero] = chain.uniform(zero)
+    return positive
