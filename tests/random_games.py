@@ -154,40 +154,8 @@ def perfect_information_games(draw) -> Game:
     return Game(graph, 2, root=0, name="random perfect-information game")
 
 
-@st.composite
-def imperfect_information_games(draw) -> Game:
-    """Random zero-sum games with chance and perfect recall: information sets are the player's view
-    (own actions always, chance and opponent actions seen or not, drawn per node)."""
-    graph = nx.DiGraph()
-    counter = itertools.count()
-    actions: dict[str, int] = {}
-
-    def grow(views, depth):
-        node = next(counter)
-        kind = 0 if depth >= 3 else draw(st.integers(0 if depth else 1, 5))
-        if kind == 0:
-            u = Fraction(draw(st.integers(-6, 6)), draw(st.sampled_from([1, 2, 3])))
-            graph.add_node(node, kind="terminal", payoffs=(u, -u))
-            return node
-        if kind == 1:
-            graph.add_node(node, kind="chance")
-            seen = [draw(st.booleans()) for _ in range(2)]
-            for o in range(2):
-                child = grow(tuple(v + ((("c", o),) if seen[i] else ()) for i, v in enumerate(views)),
-                             depth + 1)
-                graph.add_edge(node, child, action=f"o{o}", prob=Fraction(1, 2))
-            return node
-        player = 0 if kind in (2, 3) else 1
-        label = f"P{player + 1} {views[player]}"
-        actions.setdefault(label, draw(st.integers(2, 3)))
-        graph.add_node(node, kind="decision", player=player, infoset=label)
-        sees = draw(st.booleans())
-        for a in range(actions[label]):
-            child_views = [None, None]
-            child_views[player] = views[player] + (("own", a),)
-            child_views[1 - player] = views[1 - player] + ((("opp", a),) if sees else ())
-            graph.add_edge(node, grow(tuple(child_views), depth + 1), action=f"a{a}")
-        return node
-
-    grow(((), ()), 0)
-    return Game(graph, 2, root=0, name="random game")
+def imperfect_information_games():
+    """Random zero-sum games with chance and perfect recall for the refinement tests: the trees of
+    :func:`two_player_trees`, depth 3, uniform chance, payoffs a/d with |a| ≤ 6 and d ∈ {1, 2, 3}."""
+    return two_player_trees(max_depth=3, zero_sum=True, payoffs=fraction_payoffs(-6, 6, (1, 2, 3)),
+                            chance=uniform_chance)
