@@ -365,6 +365,11 @@ class TriggerGains:
         self.leaf_pairs = (sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
         self._pattern = None
 
+    def forget_plan_positions(self) -> None:
+        """Drop the cached positions of the last plan's sparsity pattern (memory; the next call
+        rebuilds them)."""
+        self._pattern = None
+
     def _lookup(self, plan) -> tuple[np.ndarray, np.ndarray]:
         xi = _PlanLookup(plan_matrix(self.sf, plan))
         cached = self._pattern

@@ -386,7 +386,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
         if h is not best:
             h.xi = None
     for check in checkers:          # the checkpoints' cached plan positions
-        check._pattern = None
+        check.forget_plan_positions()
     size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
             "sums": int(chain.sum_target.size),
             "trigger_entries": int(sum(f.chain.num_entries for f in forests))}
@@ -410,7 +410,7 @@ def chain_dual(space: CorrelationPlanSpace, chain: ScaledExtensionChain, gradien
     these values every dual constraint holds (with equality at sums and the root), so
     y_root = the chain's maximum. Returns (root value, per player (J, τ, value)), times ``scale``.
     """
-    values = chain._values(gradient, None, False)
+    values = chain.entry_values(gradient, None, False)
     pairs = space.pairs
     inf = [space.trees[0].seq_infoset, space.trees[1].seq_infoset]
     parts: list[list[tuple]] = [[], []]

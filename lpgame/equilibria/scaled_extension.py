@@ -214,10 +214,10 @@ class ScaledExtensionChain:
         """V(c) of every slot's entry under ``behaviour`` (None: the best response, max).
         ``overwrite``: the values are computed in ``gradient`` itself (a float64 array the caller
         no longer needs) instead of in a copy."""
-        return self._values(gradient, behaviour, overwrite)[self.slot_entry]
+        return self.entry_values(gradient, behaviour, overwrite)[self.slot_entry]
 
-    def _values(self, gradient: np.ndarray, behaviour: np.ndarray | None,
-                overwrite: bool) -> np.ndarray:
+    def entry_values(self, gradient: np.ndarray, behaviour: np.ndarray | None,
+                     overwrite: bool = False) -> np.ndarray:
         """V(e) of every entry; see :meth:`slot_values`."""
         value = np.asarray(gradient, dtype=float)
         if not (overwrite and value is gradient):
@@ -241,7 +241,7 @@ class ScaledExtensionChain:
     def best_value(self, gradient: np.ndarray, overwrite: bool = False) -> float:
         """max over the chain of ⟨gradient, x⟩ (the roots are fixed to 1); ``overwrite`` as in
         :meth:`slot_values`."""
-        return float(self._values(gradient, None, overwrite)[self.roots].sum())
+        return float(self.entry_values(gradient, None, overwrite)[self.roots].sum())
 
 
 class LocalRegretMinimisers:
