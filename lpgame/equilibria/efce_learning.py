@@ -390,12 +390,12 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
     size = {"relevant_pairs": space.num_pairs, "splits": chain.num_splits,
             "sums": int(chain.sum_target.size),
             "trigger_entries": int(sum(f.chain.num_entries for f in forests))}
-    # the chain and the forests are released inside (after the dual is read off the chain)
-    holder = [chain, forests]
+    dual_point = bound_dual_point(space, chain, forests, c, scale, bound_point, triangle_free,
+                                  max_lp_pairs)
+    # the chain and the forests go before the checker's polytope is built
     del chain, forests
-    certificate = certified_bound(sf, space, holder, None, checkers, w, c, scale, bound_point,
-                                  triangle_free, max_lp_pairs)
-    del holder
+    certificate = certified_bound(sf, checkers, w, dual_point)
+    del dual_point
     return _result(sf, space, size, best, history, status, objective, w, scale, t,
                    start, built, target_gap, regret_minimiser, multiplier, schedule,
                    triangle_free, certificate, time.perf_counter() - learned)
@@ -441,48 +441,61 @@ def _dual_rows(parts, fixed_pairs, summed_pairs, value, inf) -> None:
     parts[1].append((inf[1][summed_pairs[~one, 1]], summed_pairs[~one, 0], value[~one]))
 
 
-def certified_bound(sf, space, chain, forests, checkers, w, c, scale, bound_point,
-                    triangle_free: bool, max_lp_pairs: int) -> dict:
+@dataclass
+class BoundDualPoint:
+    """What the certificate needs from the learner, read off before its chain is freed: the
+    multiplier λ, the deviator points as (deviate weights, continuations) per player, and the
+    chain's dual vector (:func:`chain_dual`; None in a game with a triangle); or, when there is
+    nothing to certify, the reason."""
+
+    multiplier: float = 0.0
+    deviators: list | None = None
+    dual: tuple | None = None
+    reason: str | None = None
+
+
+def bound_dual_point(space, chain, forests, c, scale, bound_point, triangle_free: bool,
+                     max_lp_pairs: int) -> BoundDualPoint:
+    """The learner's smallest Lagrangian bound as a point to certify. In a triangle-free game the
+    bound is convex in λ for fixed deviator points, so λ·2^k (``LAMBDA_SEARCH``) are tried and the
+    smallest kept, and the chain's dynamic programme at that λ is read as a dual vector. A game
+    with a triangle gets no dual vector (HiGHS maximises over 𝒱 instead) while 𝒱 has at most
+    ``max_lp_pairs`` pairs."""
+    if bound_point is None:
+        return BoundDualPoint(reason="no checkpoint")
+    lam, xs = bound_point
+    if not triangle_free and space.num_pairs > max_lp_pairs:
+        return BoundDualPoint(reason=f"a triangle and {space.num_pairs:,} pairs: no dual vector "
+                                     f"and no LP within {max_lp_pairs:,} pairs")
+    deviators = [f.deviators(x) for f, x in zip(forests, xs)]
+    if not triangle_free:
+        return BoundDualPoint(lam, deviators)
+    penalty = sum(f.penalty(x) for f, x in zip(forests, xs))
+    grad = np.zeros(chain.num_entries)
+    best = None
+    for k in LAMBDA_SEARCH:
+        grad[:space.num_pairs] = c / scale - lam * 2.0 ** k * penalty
+        value = chain.best_value(grad)
+        if best is None or value < best[0]:
+            best = (value, lam * 2.0 ** k)
+    lam = best[1]
+    grad[:space.num_pairs] = c / scale - lam * penalty
+    return BoundDualPoint(lam, deviators, chain_dual(space, chain, grad, scale))
+
+
+def certified_bound(sf, checkers, w, point: BoundDualPoint) -> dict:
     """The learner's best Lagrangian bound re-derived by :class:`LagrangianBound`, which trusts
     neither the deviator points (rebuilt into their sets) nor the maximiser (a dual vector whose
     shortfall is added): triangle-free games with the chain's dynamic programme as the dual;
-    games with a triangle by HiGHS over 𝒱 (⊇ Ξ: a weaker bound) while 𝒱 has at most
-    ``max_lp_pairs`` pairs.
-
-    ``chain`` may be a list [chain, forests] (with ``forests`` None) that this function empties
-    once the chain's dual is read, so that the chain does not sit beside the checker's polytope.
-    """
-    if isinstance(chain, list):
-        holder = chain
-        chain, forests = holder
-        holder.clear()
-    if bound_point is None:
-        return {"status": "none", "reason": "no checkpoint"}
-    lam, xs = bound_point
-    if not triangle_free and space.num_pairs > max_lp_pairs:
-        return {"status": "none", "reason": f"a triangle and {space.num_pairs:,} pairs: no dual "
-                                            f"vector and no LP within {max_lp_pairs:,} pairs"}
-    deviators = [f.deviators(x) for f, x in zip(forests, xs)]
-    if triangle_free:
-        # the bound is convex in λ for fixed x: try λ·2^k and certify the smallest
-        penalty = sum(f.penalty(x) for f, x in zip(forests, xs))
-        grad = np.zeros(chain.num_entries)
-        best = None
-        for k in LAMBDA_SEARCH:
-            grad[:space.num_pairs] = c / scale - lam * 2.0 ** k * penalty
-            value = chain.best_value(grad)
-            if best is None or value < best[0]:
-                best = (value, lam * 2.0 ** k)
-        lam = best[1]
-        grad[:space.num_pairs] = c / scale - lam * penalty
-        dual = chain_dual(space, chain, grad, scale)
-        # the learner's pair-sized vectors go before the checker's polytope is built
-        del penalty, grad
-        del chain, forests
-        cert = LagrangianBound(sf, gains=checkers).bound(w, lam, deviators, dual)
+    games with a triangle by HiGHS over 𝒱 (⊇ Ξ: a weaker bound)."""
+    if point.reason is not None:
+        return {"status": "none", "reason": point.reason}
+    bound = LagrangianBound(sf, gains=checkers)
+    if point.dual is not None:
+        cert = bound.bound(w, point.multiplier, point.deviators, point.dual)
         over = "Ξ = 𝒱 (triangle-free)"
     else:
-        cert = LagrangianBound(sf, gains=checkers).bound(w, lam, deviators)
+        cert = bound.bound(w, point.multiplier, point.deviators)
         over = "𝒱 ⊇ Ξ (the game has a triangle: the bound can stay above the optimum)"
     return {"status": "certified", "over": over, **cert.to_dict()}
 
