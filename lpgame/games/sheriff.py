@@ -22,6 +22,10 @@ S2122 = sheriff(10, 2, 2) 99/286/396, S2123 = sheriff(10, 2, 3) 603/1690/2376,
 S2133 = sheriff(10, 3, 3) 1096/3809/5632, S2254 = sheriff(20, 5, 4) 50896/260153/435456,
 S2264 = sheriff(20, 6, 4) 82741/475778/806736.
 
+``sheriff(..., structured=True)`` (the default) builds that sequence form in closed form with numpy
+(:mod:`lpgame.games.sheriff_compiled`, identical to the expansion's); ``structured=False`` expands
+the explicit networkx tree from :class:`SheriffRules` (needed to draw it or write a Gambit file).
+
 Labels: the Smuggler's actions ``"load 3"`` and ``"bribe 2"``, the Sheriff's ``"accept"`` and
 ``"decline"``; information sets read ``"Smuggler"`` (the loading), ``"Smuggler 3 items | bribe 2
 declined"`` (round 2's offer, after the first offer of 2 was declined) and ``"Sheriff | bribe 2
@@ -106,16 +110,31 @@ class SheriffRules:
         return (self.s, -self.s)
 
 
-def sheriff_size(N: int = 10, B: int = 2, rounds: int = 2, **_) -> int:  # noqa: N803
+BYTES_PER_COMPILED_SHERIFF_LEAF = 40   # lpgame.games.sheriff_compiled.BYTES_PER_LEAF
+
+
+def sheriff_size(N: int = 10, B: int = 2, rounds: int = 2, structured: bool = True,  # noqa: N803
+                 **_) -> int:
     """Bytes needed at least: (N + 1)·(2(B + 1))^rounds terminals (N + 1 loads, then per round a
-    bribe of 0..B and the sheriff's answer; S2122 … S2264 of Farina's Table A.1)."""
-    return tree_bytes(saturate((N + 1) * power(2 * (B + 1), rounds)))
+    bribe of 0..B and the sheriff's answer; S2122 … S2264 of Farina's Table A.1), each a few array
+    entries of the compiled index (:data:`BYTES_PER_COMPILED_SHERIFF_LEAF`) or a tree node."""
+    leaves = saturate((N + 1) * power(2 * (B + 1), rounds))
+    return saturate(leaves * BYTES_PER_COMPILED_SHERIFF_LEAF) if structured else tree_bytes(leaves)
 
 
 @register("sheriff", "Sheriff S2<N><B><r>: Smuggler loads N items at most, r rounds of bribes up to B "
           "(general-sum)", "Farina 2023 App. A.1.9; notes/farina-thesis.md §2.7",
           ranges={"N": (0, None), "B": (0, None), "rounds": (1, None)}, size=sheriff_size)
-def sheriff(N: int = 10, B: int = 2, rounds: int = 2, v=5, p=1, s=1):  # noqa: N803
+def sheriff(N: int = 10, B: int = 2, rounds: int = 2, v=5, p=1, s=1,  # noqa: N803
+            structured: bool = True):
     """Sheriff with at most ``N`` illegal items, bribes 0..``B`` and ``rounds`` rounds of bargaining;
-    item value ``v``, penalty per item ``p``, compensation ``s`` (module docstring)."""
-    return expand(SheriffRules(N, B, rounds, v, p, s))
+    item value ``v``, penalty per item ``p``, compensation ``s`` (module docstring).
+
+    ``structured=True`` compiles the sequence form in closed form with numpy
+    (:mod:`lpgame.games.sheriff_compiled`: the same information sets, labels, sequences and leaves);
+    ``False`` expands the explicit networkx tree through the rules protocol."""
+    rules = SheriffRules(N, B, rounds, v, p, s)
+    if structured:
+        from lpgame.games.sheriff_compiled import compile_sheriff
+        return compile_sheriff(rules)
+    return expand(rules)
