@@ -43,20 +43,11 @@ outcome and bribe, the actions of :meth:`SheriffRules.legal_actions`) with vecto
 concatenation over the W^k histories. tests/test_sheriff_compiled.py compares the two index by
 index on every small instance (all N ≤ 3, B ≤ 2, rounds ≤ 3, and non-default v, p, s).
 
-Timing (make + :func:`~lpgame.compile.compile_game`, one process at a time on a shared 2-core
-machine loaded by two other heavy jobs, so the numbers are rough; the command is
-``python -c "import time, lpgame; t = time.perf_counter(); lpgame.compile_game(
-lpgame.games.make('sheriff', N=20, B=5, rounds=4, structured=False)); print(time.perf_counter() -
-t)"`` with ``structured=False`` (before) or ``True`` (now, the default)); see docs/EFCE_LEARNING.md,
-"Building the big rows":
-
-==========================  =====================  ==========================
-instance                    expansion (before)      compiled (now)
-==========================  =====================  ==========================
-S2133 = sheriff(10, 3, 3)   0.83 s, 0.07 GiB        TIMING_S2133
-S2254 = sheriff(20, 5, 4)   20.9 s, 1.31 GiB        TIMING_S2254
-S2264 = sheriff(20, 6, 4)   TIMING_S2264_OLD        TIMING_S2264
-==========================  =====================  ==========================
+Timing: make + :func:`~lpgame.compile.compile_game` with
+``python -m benchmarks.bench_game_build sheriff N=20 B=5 rounds=4`` (add ``structured=false`` for
+the expansion), one process at a time on 2 cores shared with two other heavy jobs, so rough:
+S2133 0.19 s → 0.02 s, S2254 17.7 s (1.31 GiB) → 0.14 s (0.11 GiB), S2264 33.6 s (2.24 GiB) →
+0.19 s (0.15 GiB); docs/EFCE_LEARNING.md, "Building the Sheriff rows without the tree".
 """
 
 from __future__ import annotations
