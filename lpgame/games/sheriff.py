@@ -37,6 +37,7 @@ from __future__ import annotations
 from lpgame.errors import InvalidGameError
 from lpgame.game.rules import TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
+from lpgame.games.sheriff_compiled import BYTES_PER_LEAF, compile_sheriff
 from lpgame.games.size_prediction import power, saturate, tree_bytes
 
 ACCEPT, DECLINE = "accept", "decline"
@@ -110,16 +111,14 @@ class SheriffRules:
         return (self.s, -self.s)
 
 
-BYTES_PER_COMPILED_SHERIFF_LEAF = 40   # lpgame.games.sheriff_compiled.BYTES_PER_LEAF
-
-
 def sheriff_size(N: int = 10, B: int = 2, rounds: int = 2, structured: bool = True,  # noqa: N803
                  **_) -> int:
     """Bytes needed at least: (N + 1)·(2(B + 1))^rounds terminals (N + 1 loads, then per round a
     bribe of 0..B and the sheriff's answer; S2122 … S2264 of Farina's Table A.1), each a few array
-    entries of the compiled index (:data:`BYTES_PER_COMPILED_SHERIFF_LEAF`) or a tree node."""
+    entries of the compiled index (:data:`~lpgame.games.sheriff_compiled.BYTES_PER_LEAF`) or a tree
+    node."""
     leaves = saturate((N + 1) * power(2 * (B + 1), rounds))
-    return saturate(leaves * BYTES_PER_COMPILED_SHERIFF_LEAF) if structured else tree_bytes(leaves)
+    return saturate(leaves * BYTES_PER_LEAF) if structured else tree_bytes(leaves)
 
 
 @register("sheriff", "Sheriff S2<N><B><r>: Smuggler loads N items at most, r rounds of bribes up to B "
@@ -135,6 +134,5 @@ def sheriff(N: int = 10, B: int = 2, rounds: int = 2, v=5, p=1, s=1,  # noqa: N8
     ``False`` expands the explicit networkx tree through the rules protocol."""
     rules = SheriffRules(N, B, rounds, v, p, s)
     if structured:
-        from lpgame.games.sheriff_compiled import compile_sheriff
         return compile_sheriff(rules)
     return expand(rules)

@@ -41,7 +41,8 @@ under n = 0, whose subtree comes first. Hence the positions above are the expans
 labels are assembled from the rules' own texts (:meth:`SheriffRules._history` of each round
 outcome and bribe, the actions of :meth:`SheriffRules.legal_actions`) with vectorised string
 concatenation over the W^k histories. tests/test_sheriff_compiled.py compares the two index by
-index on every small instance (all N ≤ 3, B ≤ 2, rounds ≤ 3, and non-default v, p, s).
+index on every small instance (all N ≤ 3, B ≤ 2, rounds ≤ 3, and non-default v, p, s), on S2133
+and, marked slow, on S2254.
 
 Timing: make + :func:`~lpgame.compile.compile_game` with
 ``python -m benchmarks.bench_game_build sheriff N=20 B=5 rounds=4`` (add ``structured=false`` for
