@@ -90,7 +90,7 @@ class SheriffRules:
 
     @staticmethod
     def _history(rounds) -> str:
-        return ", ".join(f"bribe {b}" if ok is None else f"bribe {b} {ACCEPT if ok else DECLINE}ed"
+        return ", ".join(f"bribe {b}" if ok is None else f"bribe {b} {'accepted' if ok else 'declined'}"
                          for b, ok in rounds)
 
     def infoset_key(self, state) -> str:
