@@ -89,7 +89,8 @@ class SheriffRules:
         return (items, rounds + ((int(action[6:]), None),))
 
     @staticmethod
-    def _history(rounds) -> str:
+    def history_text(rounds) -> str:
+        """The public rounds as text: "bribe 2 declined, bribe 1" (the labels' history part)."""
         return ", ".join(f"bribe {b}" if ok is None else f"bribe {b} {'accepted' if ok else 'declined'}"
                          for b, ok in rounds)
 
@@ -98,8 +99,8 @@ class SheriffRules:
         if items is None:
             return "Smuggler"
         if self.current_player(state) == 0:
-            return f"Smuggler {items} items | {self._history(rounds)}".rstrip(" |")
-        return f"Sheriff | {self._history(rounds)}"
+            return f"Smuggler {items} items | {self.history_text(rounds)}".rstrip(" |")
+        return f"Sheriff | {self.history_text(rounds)}"
 
     def payoffs(self, state) -> tuple:
         items, rounds = state

@@ -38,7 +38,7 @@ information sets in order of first visit, their sequences contiguously in action
 in visit order. Every Smuggler node is alone in its set (it sees n and all public actions), so its
 first visit is its preorder; every Sheriff set (m, b) holds one node per n and is first visited
 under n = 0, whose subtree comes first. Hence the positions above are the expansion's numbers. The
-labels are assembled from the rules' own texts (:meth:`SheriffRules._history` of each round
+labels are assembled from the rules' own texts (:meth:`SheriffRules.history_text` of each round
 outcome and bribe, the actions of :meth:`SheriffRules.legal_actions`) with vectorised string
 concatenation over the W^k histories. tests/test_sheriff_compiled.py compares the two index by
 index on every small instance (all N ≤ 3, B ≤ 2, rounds ≤ 3, and non-default v, p, s), on S2133
@@ -132,10 +132,10 @@ def _compile(rules, memory_limit: int | None) -> CompiledTreeIndex:
     check_prediction(f"compiling {rules.name} ({num_leaves} leaves)", num_leaves * BYTES_PER_LEAF,
                      memory_limit)
     M = [sum(W ** j for j in range(r - k)) for k in range(r + 1)]   # noqa: N806 (M[r] = 0)
-    add = np.strings.add
+    add = np.char.add
     # texts from the rules: a round's outcome c = 2b + a, a pending bribe b; histories of k rounds
-    outcome = np.array([rules._history(((b, a == 0),)) for b in range(K) for a in range(2)])
-    offer = np.array([rules._history(((b, None),)) for b in range(K)])
+    outcome = np.array([rules.history_text(((b, a == 0),)) for b in range(K) for a in range(2)])
+    offer = np.array([rules.history_text(((b, None),)) for b in range(K)])
     history = [np.array([""])]
     for k in range(1, r):
         history.append(add(add(history[-1][:, None], ", " if k > 1 else ""),
