@@ -153,6 +153,17 @@ DEFAULT_MAX_COLUMNS = 20_000
 DEFAULT_PENALTY = 10.0
 MAX_PENALTY = 1e8
 """The elastic master's penalty is not doubled past this (the LP's numerics)."""
+ELASTIC_FIRST_BOUND = 0.2
+"""Elastic run with a time limit: while alternation finds columns, the first bounding round waits
+until this fraction of the column generation's time (later ones: ``BOUND_SPACING``)."""
+ELASTIC_FIRST_BOUND_SECONDS = 20.0
+"""The same without a time limit, in seconds."""
+PERIODIC_MILP_SHARE = 0.25
+PERIODIC_MILP_SECONDS = 2.0
+"""A bounding round run while alternation still finds columns gives its MILP at most
+max(``PERIODIC_MILP_SECONDS``, ``PERIODIC_MILP_SHARE`` × the run's time so far); its dual bound
+is a valid bound when it stops at that limit."""
+"""The elastic master's penalty is not doubled past this (the LP's numerics)."""
 """The elastic master's first penalty M per unit of trigger violation (objective units; both are
 in payoff units, so M is unit-free, as the two-player learner's λ₀ = 10 is)."""
 COLUMNS_PER_ROUND = 16
@@ -910,9 +921,14 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
     with ε ≤ target and whose objective is within target of the smallest Lagrangian bound."""
     history: list[dict] = []
     iterations, milp_seconds = 0, 0.0
-    upper_bound, center, next_bound_at = None, None, 0.0
+    upper_bound, center = None, None
+    # no bounding round while alternation finds columns before this (early duals give slow
+    # MILPs and useless bounds: 35 s and a bound of 1 183 against an objective of 4.1 on L3132)
+    next_bound_at = start + (ELASTIC_FIRST_BOUND * main_limit if main_limit is not None
+                             else ELASTIC_FIRST_BOUND_SECONDS)
     status, last, best, e = None, None, None, 0.0
     penalties = [penalty]
+    parts = {"master": 0.0, "separation": 0.0, "check": 0.0, "alternation": 0.0, "bounding": 0.0}
     priced_since_doubling = True
     model.start_elastic(penalty)
 
@@ -958,20 +974,26 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         if remaining is not None and remaining <= 0:
             status = "time_limit"
             break
+        t_part = time.perf_counter()
         try:
             z, mu, duals, e = model.solve_master(remaining)
         except _MasterTimeLimitError:
             status = "time_limit"
             break
+        parts["master"] += time.perf_counter() - t_part
         iterations += 1
         last = (z, mu.copy(), duals)
+        t_part = time.perf_counter()
         cuts = model.separate(mu, CUT_TOLERANCE * tol)
+        parts["separation"] += time.perf_counter() - t_part
         if verbose:
             print(f"[efce cg] it {iterations} elastic M {penalty:g} cols {len(model.columns)} "
                   f"cuts {model.num_cuts} (+{cuts}) master {z:.6g} objective "
                   f"{model_objective(mu):.6g} e {e:.3g} bound {upper_bound} "
                   f"t {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
+        t_part = time.perf_counter()
         stop, gap = check(mu, z)
+        parts["check"] += time.perf_counter() - t_part
         if stop:
             status = "target_gap"
             break
@@ -984,6 +1006,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         if len(model.columns) >= max_columns:
             status = "column_limit"
             break
+        t_part = time.perf_counter()
         tuples, coefs, const = model.monomials(duals, 2)
         support = np.argsort(-mu)[:COLUMNS_PER_ROUND]
         starts = [model.columns[k] for k in support if mu[k] > SUPPORT_TOLERANCE]
@@ -993,13 +1016,21 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
             plans, value = model.alternate(tuples, coefs, const, s)
             if value > tol and model.add(plans, 2):
                 added += 1
+        parts["alternation"] += time.perf_counter() - t_part
         priced_since_doubling = priced_since_doubling or added > 0
-        if cuts or added and time.perf_counter() < next_bound_at:
+        # every dual point gives a valid bound (cuts just added or not), so a periodic bounding
+        # round does not wait for a master without new cuts; a stalled alternation does
+        if (cuts or added) and time.perf_counter() < next_bound_at or cuts and not added:
             continue
         # bounding round, as in phase 2; the bound is y_conv + max rc (no max with z: the
         # elastic master's value is not a lower bound on the optimal EFCE value)
         t_round = time.perf_counter()
         added = bool(added)
+        # a periodic round (alternation still finds columns) gives its MILP a share of the time
+        # so far; a round where alternation stalled needs the MILP's answer (a column or a proof)
+        share = max(PERIODIC_MILP_SECONDS, PERIODIC_MILP_SHARE * (t_round - start))
+        milp_limit = (left() if not added else share if left() is None
+                      else min(left(), share))
         small = model.small_duals(z, left(), penalty)
         if small is not None:
             duals = 0.5 * small + 0.5 * duals
@@ -1009,7 +1040,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
             y = duals if alpha == 0.0 else alpha * center + (1.0 - alpha) * duals
             t_y, c_y, k_y = (tuples, coefs, const) if alpha == 0.0 else model.monomials(y, 2)
             t_m = time.perf_counter()
-            plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, left())
+            plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, milp_limit)
             milp_seconds += time.perf_counter() - t_m
             bound = upper - k_y if np.isfinite(upper) else None
             if bound is not None and (upper_bound is None or bound < upper_bound):
@@ -1032,7 +1063,8 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
             if not proved:
                 break
         next_bound_at = time.perf_counter() + BOUND_SPACING * (time.perf_counter() - t_round)
-        if added:
+        parts["bounding"] += time.perf_counter() - t_round
+        if added or cuts:
             continue
         stop, gap = check(mu, z)
         if stop:
@@ -1046,7 +1078,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         double("elastic master optimal over all columns, target not met")
     return {"status": status, "last": last, "best": best, "upper_bound": upper_bound,
             "history": history, "iterations": iterations, "milp_seconds": milp_seconds,
-            "violation": e, "penalty": penalty, "penalties": penalties}
+            "violation": e, "penalty": penalty, "penalties": penalties, "seconds": parts}
 
 
 # ---------------------------------------------------------------------------------------- solve
@@ -1311,7 +1343,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         extra.update({"mode": "elastic", "exact_efce": False, "epsilon_efce": True,
                       "epsilon": float(check.gap), "relative_epsilon": float(check.gap) / scale,
                       "penalty": elastic_run["penalty"], "penalties": elastic_run["penalties"],
-                      "master_violation": e})
+                      "master_violation": e, "elastic_seconds": elastic_run["seconds"]})
     else:
         extra["mode"] = "two_phase"
     if exact:
