@@ -105,10 +105,18 @@ and the round added no cut (the master's slacks then are μ's true violations, s
 removes them; not again before a column has been added, since the columns may hold no μ of
 smaller violation), and (ii) when no column improves the elastic master (the MILP proves it
 optimal over all joint plans for this M) and μ still misses the target; never past
-``MAX_PENALTY``. Doubling changes only the slacks'
-costs; the columns, cuts and every bound found so far stay valid. At a time or column limit the
-run returns, of the last master's μ and the measured μ with the smallest max(ε, |U − objective|),
-the one with the smaller such score, labelled as partial.
+``MAX_PENALTY``. Doubling changes only the slacks' costs; the columns, cuts and every bound found
+so far stay valid.
+*Rounds.* Pricing is phase 2's (alternation, then the MILP at Wentges-smoothed duals halfway to
+the smallest-|y| optimal duals of the elastic master). Bounding rounds run when alternation finds
+no column, and, while it still finds columns, first at ``ELASTIC_FIRST_BOUND`` of the time (early
+duals give slow MILPs and useless bounds: on L3132 the first one took 35 s for a bound of 1 183
+against an objective of 4.1, R = 21) and then every ``BOUND_SPACING`` times the last round's
+duration, with the MILP limited to ``PERIODIC_MILP_SHARE`` of the time so far (its dual bound is
+still valid). Since every dual point bounds, a periodic round does not wait for a master to which
+no cut was added. At a time or column limit the run returns, of the last master's μ and the
+measured μ with the smallest max(ε, |U − objective|), the one with the smaller such score,
+labelled as partial.
 
 **Independent check.** The returned μ's EFCE gap is computed by
 :mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with
