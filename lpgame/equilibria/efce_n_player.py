@@ -161,6 +161,11 @@ DEFAULT_MAX_COLUMNS = 20_000
 DEFAULT_PENALTY = 10.0
 MAX_PENALTY = 1e8
 """The elastic master's penalty is not doubled past this (the LP's numerics)."""
+ELASTIC_DROP_AFTER = 20
+"""Elastic run: a column with μ = 0 and reduced cost below −``DROP_REDUCED_COST``·R at this many
+masters in a row is removed from the master (0: never)."""
+DROP_EVERY = 10
+DROP_REDUCED_COST = 1e-3
 ELASTIC_FIRST_BOUND = 0.2
 """Elastic run with a time limit: while alternation finds columns, the first bounding round waits
 until this fraction of the column generation's time (later ones: ``BOUND_SPACING``)."""
@@ -454,6 +459,24 @@ class Model:
         e = np.arange(self.num_e, dtype=np.int32)
         self._highs.changeColsCost(e.size, e, np.full(e.size, -float(penalty)))
 
+    def drop_columns(self, drop: np.ndarray) -> np.ndarray:
+        """Remove the μ columns where ``drop`` (a mask over the columns) from the master and the
+        column data; their keys are forgotten, so pricing may bring them back. The mask of the
+        columns kept."""
+        idx = (self.mu_offset + np.flatnonzero(drop)).astype(np.int32)
+        self._highs.deleteCols(idx.size, idx)
+        keep = ~drop
+        for i in range(self.n):
+            for grow in (self.pi[i], self.h[i], self.obey[i]):
+                kept = grow.view[keep]
+                grow.data[:kept.shape[0]] = kept
+                grow.size = kept.shape[0]
+        for k in np.flatnonzero(drop):
+            self.keys.discard(b"|".join(p.tobytes() for p in self.columns[k]))
+        self.columns = [c for c, k in zip(self.columns, keep) if k]
+        self.costs = [c for c, k in zip(self.costs, keep) if k]
+        return keep
+
     def _levels(self, i: int) -> list:
         """Player i's levels (deepest first) with each level's information sets grouped by
         parent sequence: (js, seqs, starts, order, parents, group starts)."""
@@ -643,6 +666,7 @@ class Model:
                               f"{h.modelStatusToString(status)}", status=str(status))
         sol = h.getSolution()
         x = np.asarray(sol.col_value)
+        self.column_duals = np.asarray(sol.col_dual)[self.mu_offset:]    # reduced costs of μ
         mu = np.clip(x[self.mu_offset:], 0.0, None)
         self.e = np.clip(x[:self.num_e], 0.0, None)
         return (float(h.getInfo().objective_function_value), mu,
@@ -923,7 +947,8 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
 
 # ---------------------------------------------------------------------------------------- elastic
 def _elastic_run(model: Model, start: float, main_limit: float | None, tol: float, target: float,
-                 penalty: float, max_columns: int, verbose: bool, measure) -> dict:
+                 penalty: float, max_columns: int, verbose: bool, measure, scale: float,
+                 drop_after: int) -> dict:
     """The target_gap run (module docstring, "Elastic master"): one master with the slacks e at
     cost −M, the penalty M doubled by lpgame's rule, stopped at the first μ that is an ε-EFCE
     with ε ≤ target and whose objective is within target of the smallest Lagrangian bound."""
@@ -936,6 +961,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
                              else ELASTIC_FIRST_BOUND_SECONDS)
     status, last, best, e = None, None, None, 0.0
     penalties = [penalty]
+    dropped = [0]
     parts = {"master": 0.0, "separation": 0.0, "check": 0.0, "alternation": 0.0, "bounding": 0.0}
     priced_since_doubling = True
     model.start_elastic(penalty)
@@ -962,6 +988,31 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         if best is None or score <= best[0]:
             best = (score, mu_.copy())
         return score <= target, gap_
+
+    idle = np.zeros(0, dtype=np.int64)
+
+    def drop_idle_columns(mu_: np.ndarray) -> np.ndarray:
+        """Count, per column, the masters in a row where it had μ = 0 and reduced cost below
+        −DROP_REDUCED_COST·R; every DROP_EVERY masters remove those idle for ``drop_after`` (not
+        the best measured μ's support). μ over the columns kept."""
+        nonlocal idle, best
+        idle = np.r_[idle, np.zeros(mu_.size - idle.size, dtype=np.int64)]
+        out = (mu_ <= 0.0) & (model.column_duals < -DROP_REDUCED_COST * scale)
+        idle = np.where(out, idle + 1, 0)
+        if iterations % DROP_EVERY:
+            return mu_
+        drop = idle >= drop_after
+        if best is not None:
+            drop[:best[1].size] &= best[1] <= 0.0
+        drop[0] = False                                      # the first column stays
+        if not drop.any():
+            return mu_
+        keep = model.drop_columns(drop)
+        dropped[0] += int(drop.sum())
+        idle = idle[keep]
+        if best is not None:
+            best = (best[0], np.r_[best[1], np.zeros(keep.size - best[1].size)][keep])
+        return mu_[keep]
 
     def double(reason: str) -> None:
         nonlocal penalty, priced_since_doubling
@@ -990,6 +1041,8 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
             break
         parts["master"] += time.perf_counter() - t_part
         iterations += 1
+        if drop_after:
+            mu = drop_idle_columns(mu)
         last = (z, mu.copy(), duals)
         t_part = time.perf_counter()
         cuts = model.separate(mu, CUT_TOLERANCE * tol)
@@ -1086,7 +1139,8 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         double("elastic master optimal over all columns, target not met")
     return {"status": status, "last": last, "best": best, "upper_bound": upper_bound,
             "history": history, "iterations": iterations, "milp_seconds": milp_seconds,
-            "violation": e, "penalty": penalty, "penalties": penalties, "seconds": parts}
+            "violation": e, "penalty": penalty, "penalties": penalties, "seconds": parts,
+            "dropped_columns": dropped[0]}
 
 
 # ---------------------------------------------------------------------------------------- solve
@@ -1181,7 +1235,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     elastic_run = None
     if elastic:
         elastic_run = _elastic_run(model, start, main_limit, tol, target, float(penalty),
-                                   max_columns, verbose, measure)
+                                   max_columns, verbose, measure, scale, ELASTIC_DROP_AFTER)
         status, upper_bound = elastic_run["status"], elastic_run["upper_bound"]
         history, iterations = elastic_run["history"], elastic_run["iterations"]
         milp_seconds, e, phase = elastic_run["milp_seconds"], elastic_run["violation"], "elastic"
@@ -1351,7 +1405,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         extra.update({"mode": "elastic", "exact_efce": False, "epsilon_efce": True,
                       "epsilon": float(check.gap), "relative_epsilon": float(check.gap) / scale,
                       "penalty": elastic_run["penalty"], "penalties": elastic_run["penalties"],
-                      "master_violation": e, "elastic_seconds": elastic_run["seconds"]})
+                      "master_violation": e, "elastic_seconds": elastic_run["seconds"],
+                      "dropped_columns": elastic_run["dropped_columns"]})
     else:
         extra["mode"] = "two_phase"
     if exact:
