@@ -350,6 +350,7 @@ class Model:
         self.mu_offset = ne
         self.columns: list[list[np.ndarray]] = []
         self.keys: set[bytes] = set()
+        self.dropped_keys: set[bytes] = set()           # columns dropped once (elastic runs)
         self.costs: list[float] = []
         # per player: π^k (K × Σ_i), h^k, O^k
         self.pi = [_Grow(tr.num_sequences, np.int8) for tr in self.trees]
@@ -459,10 +460,16 @@ class Model:
         e = np.arange(self.num_e, dtype=np.int32)
         self._highs.changeColsCost(e.size, e, np.full(e.size, -float(penalty)))
 
+    def droppable(self) -> np.ndarray:
+        """Mask over the columns: never dropped before."""
+        return np.array([b"|".join(p.tobytes() for p in c) not in self.dropped_keys
+                         for c in self.columns], dtype=bool)
+
     def drop_columns(self, drop: np.ndarray) -> np.ndarray:
         """Remove the μ columns where ``drop`` (a mask over the columns) from the master and the
-        column data; their keys are forgotten, so pricing may bring them back. The mask of the
-        columns kept."""
+        column data; their keys are forgotten, so pricing may bring them back, but remembered as
+        dropped: a column is dropped at most once (``droppable``), so dropping cannot cycle. The
+        mask of the columns kept."""
         idx = (self.mu_offset + np.flatnonzero(drop)).astype(np.int32)
         self._highs.deleteCols(idx.size, idx)
         keep = ~drop
@@ -472,7 +479,9 @@ class Model:
                 grow.data[:kept.shape[0]] = kept
                 grow.size = kept.shape[0]
         for k in np.flatnonzero(drop):
-            self.keys.discard(b"|".join(p.tobytes() for p in self.columns[k]))
+            key = b"|".join(p.tobytes() for p in self.columns[k])
+            self.keys.discard(key)
+            self.dropped_keys.add(key)
         self.columns = [c for c, k in zip(self.columns, keep) if k]
         self.costs = [c for c, k in zip(self.costs, keep) if k]
         return keep
@@ -1001,7 +1010,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         idle = np.where(out, idle + 1, 0)
         if iterations % DROP_EVERY:
             return mu_
-        drop = idle >= drop_after
+        drop = (idle >= drop_after) & model.droppable()
         if best is not None:
             drop[:best[1].size] &= best[1] <= 0.0
         drop[0] = False                                      # the first column stays
