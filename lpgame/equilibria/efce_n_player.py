@@ -116,7 +116,9 @@ duration, with the MILP limited to ``PERIODIC_MILP_SHARE`` of the time so far (i
 still valid). Since every dual point bounds, a periodic round does not wait for a master to which
 no cut was added. At a time or column limit the run returns, of the last master's μ and the
 measured μ with the smallest max(ε, |U − objective|), the one with the smaller such score,
-labelled as partial.
+labelled as partial. Column dropping (``ELASTIC_DROP_AFTER``: μ = 0 and a clearly negative reduced
+cost for that many masters; each column at most once, so it cannot cycle) is implemented but off
+by default: it did not pay (constant's docstring).
 
 **Independent check.** The returned μ's EFCE gap is computed by
 :mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with
@@ -161,9 +163,12 @@ DEFAULT_MAX_COLUMNS = 20_000
 DEFAULT_PENALTY = 10.0
 MAX_PENALTY = 1e8
 """The elastic master's penalty is not doubled past this (the LP's numerics)."""
-ELASTIC_DROP_AFTER = 20
+ELASTIC_DROP_AFTER = 0
 """Elastic run: a column with μ = 0 and reduced cost below −``DROP_REDUCED_COST``·R at this many
-masters in a row is removed from the master (0: never)."""
+masters in a row is removed from the master (0: never, the default). Tried with 20: GL33 max P1's
+master LP time halved (30 → 15 s of 82 s) with the same bound at the end, but K35 max P1 reached
+1 % in 20.2 s instead of 2.3 s (the later duals missed the first bounding round), and D32's bound
+was no better; so it is off (docs/efce_three_player.md, branch i23-elastic)."""
 DROP_EVERY = 10
 DROP_REDUCED_COST = 1e-3
 ELASTIC_FIRST_BOUND = 0.2
