@@ -72,11 +72,53 @@ run stops, certified optimal, when the smallest bound − z_RMP ≤ ``column_tol
 labelled as not an EFCE) with its objective, the smallest Lagrangian bound seen and their
 difference.
 
-**Target gap.** With ``target_gap`` = t (a fraction of R; default None: run to
-``column_tolerance``), the run also stops, status ``target_gap``, at the first phase-2 master whose
-support μ is an EFCE up to t·R (its gap measured independently, below) and whose measured
-objective is within t·R of the smallest Lagrangian bound: the 1 % criterion of the thesis's
-Table 10.1 (Farina 2023 §10.4; optimality and feasibility both within 1 % of the payoff range).
+**Elastic master (target gap).** With ``target_gap`` = t (a fraction of R; default None: the
+exact two-phase run above, to ``column_tolerance``), the two phases are replaced by one elastic
+(penalty) master over the same columns and cuts:
+
+    max   Σ_k μ_k c^k − M Σ_{i,σ̂} e[i,σ̂]
+    s.t.  the trigger cuts above (each with its trigger's slack e[i,σ̂] ≥ 0),  Σ_k μ_k = 1,  μ ≥ 0,
+
+priced with the objective included (as in phase 2). Its μ is in general an ε-EFCE, not an EFCE.
+*Bound.* The elastic master's row duals y are ≤ 0 on the cuts (≥ rows of a maximisation) and map
+to the compact LP exactly as above, so they satisfy every v-column's dual constraint; the slack
+columns e add only Σ_{cuts of σ̂} y_c ≥ −M, a constraint of the elastic problem that the exact
+problem (e = 0) does not have. Hence for the EXACT optimal-EFCE LP, with L(μ, v; y) =
+Σ_k μ_k c^k − Σ_r y_r g_r(μ, v) (g_r ≥ 0 the compact rows), every EFCE has L ≥ its objective, and
+sup over μ ∈ Δ, v free is y_conv + max_π rc_y(π): the same Lagrangian bound on the exact optimum
+as in phase 2, whatever M (and for convex combinations of such y, so the Wentges smoothing and
+the smallest-|y| duals, which here also keep the e-columns' constraints, stay valid). The one
+difference: the bound is *not* maxed with the master's value z, because z = Σ μ c − M Σ e over
+the restricted columns is no lower bound on the exact optimum (μ may violate the triggers).
+*Stopping.* The run stops, status ``target_gap``, at the first master whose μ has independently
+measured EFCE gap ε ≤ t·R (below) and objective within t·R of the smallest bound U, on either
+side: |U − objective(μ)| ≤ t·R, since an objective above U ≥ optimum is as far off as one below
+(the two-player learner's ``Checkpoint.score`` rule in :mod:`lpgame.equilibria.efce_learning`).
+This is the criterion of the thesis's Table 10.1, "1 % of the payoff range for both optimality
+and feasibility" (Farina 2023 §10.4). The answer is labelled an ε-EFCE (``extra``: ``mode``
+elastic, ``exact_efce`` False, ``epsilon`` = ``gap``, the measured one), not an exact EFCE.
+*Penalty.* M starts at ``penalty`` (default 10, in objective units per unit of trigger violation;
+both are payoff units, so M is unit-free, as the learner's λ₀ = 10). lpgame's rule, where the
+thesis is silent (its learner's λ plays the same role, Prop. 10.1: exact above a finite critical
+value): M is doubled (i) when μ's objective is within t·R of U but its measured gap is above t·R
+and the round added no cut (the master's slacks then are μ's true violations, so only a larger M
+removes them; not again before a column has been added, since the columns may hold no μ of
+smaller violation), and (ii) when no column improves the elastic master (the MILP proves it
+optimal over all joint plans for this M) and μ still misses the target; never past
+``MAX_PENALTY``. Doubling changes only the slacks' costs; the columns, cuts and every bound found
+so far stay valid.
+*Rounds.* Pricing is phase 2's (alternation, then the MILP at Wentges-smoothed duals halfway to
+the smallest-|y| optimal duals of the elastic master). Bounding rounds run when alternation finds
+no column, and, while it still finds columns, first at ``ELASTIC_FIRST_BOUND`` of the time (early
+duals give slow MILPs and useless bounds: on L3132 the first one took 35 s for a bound of 1 183
+against an objective of 4.1, R = 21) and then every ``BOUND_SPACING`` times the last round's
+duration, with the MILP limited to ``PERIODIC_MILP_SHARE`` of the time so far (its dual bound is
+still valid). Since every dual point bounds, a periodic round does not wait for a master to which
+no cut was added. At a time or column limit the run returns, of the last master's μ and the
+measured μ with the smallest max(ε, |U − objective|), the one with the smaller such score,
+labelled as partial. Column dropping (``ELASTIC_DROP_AFTER``: μ = 0 and a clearly negative reduced
+cost for that many masters; each column at most once, so it cannot cycle) is implemented but off
+by default: it did not pay (constant's docstring).
 
 **Independent check.** The returned μ's EFCE gap is computed by
 :mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with
@@ -118,6 +160,30 @@ from lpgame.sequence_form import SequenceForm
 DEFAULT_COLUMN_TOLERANCE = 1e-7
 """Reduced costs at or below this fraction of the payoff range count as non-improving."""
 DEFAULT_MAX_COLUMNS = 20_000
+DEFAULT_PENALTY = 10.0
+MAX_PENALTY = 1e8
+"""The elastic master's penalty is not doubled past this (the LP's numerics)."""
+ELASTIC_DROP_AFTER = 0
+"""Elastic run: a column with μ = 0 and reduced cost below −``DROP_REDUCED_COST``·R at this many
+masters in a row is removed from the master (0: never, the default). Tried with 20: GL33 max P1's
+master LP time halved (30 → 15 s of 82 s) with the same bound at the end, but K35 max P1 reached
+1 % in 20.2 s instead of 2.3 s (the later duals missed the first bounding round), and D32's bound
+was no better; so it is off (docs/efce_three_player.md, branch i23-elastic)."""
+DROP_EVERY = 10
+DROP_REDUCED_COST = 1e-3
+ELASTIC_FIRST_BOUND = 0.2
+"""Elastic run with a time limit: while alternation finds columns, the first bounding round waits
+until this fraction of the column generation's time (later ones: ``BOUND_SPACING``)."""
+ELASTIC_FIRST_BOUND_SECONDS = 20.0
+"""The same without a time limit, in seconds."""
+PERIODIC_MILP_SHARE = 0.25
+PERIODIC_MILP_SECONDS = 2.0
+"""A bounding round run while alternation still finds columns gives its MILP at most
+max(``PERIODIC_MILP_SECONDS``, ``PERIODIC_MILP_SHARE`` × the run's time so far); its dual bound
+is a valid bound when it stops at that limit."""
+"""The elastic master's penalty is not doubled past this (the LP's numerics)."""
+"""The elastic master's first penalty M per unit of trigger violation (objective units; both are
+in payoff units, so M is unit-free, as the two-player learner's λ₀ = 10 is)."""
 COLUMNS_PER_ROUND = 16
 CUT_TOLERANCE = 0.1
 """A trigger cut is added when its deviation gains more than this fraction of the column
@@ -289,6 +355,7 @@ class Model:
         self.mu_offset = ne
         self.columns: list[list[np.ndarray]] = []
         self.keys: set[bytes] = set()
+        self.dropped_keys: set[bytes] = set()           # columns dropped once (elastic runs)
         self.costs: list[float] = []
         # per player: π^k (K × Σ_i), h^k, O^k
         self.pi = [_Grow(tr.num_sequences, np.int8) for tr in self.trees]
@@ -382,6 +449,47 @@ class Model:
         if k:
             idx = self.mu_offset + np.arange(k, dtype=np.int32)
             h.changeColsCost(k, idx, np.asarray(self.costs, dtype=float))
+
+    def start_elastic(self, penalty: float) -> None:
+        """The elastic master of a target_gap run: every μ column at its objective coefficient
+        c^k and every trigger slack e ≥ 0 at cost −``penalty`` (module docstring)."""
+        h = self._highs
+        self.set_penalty(penalty)
+        k = len(self.columns)
+        if k:
+            idx = self.mu_offset + np.arange(k, dtype=np.int32)
+            h.changeColsCost(k, idx, np.asarray(self.costs, dtype=float))
+
+    def set_penalty(self, penalty: float) -> None:
+        """Cost −``penalty`` on every trigger slack e (elastic master)."""
+        e = np.arange(self.num_e, dtype=np.int32)
+        self._highs.changeColsCost(e.size, e, np.full(e.size, -float(penalty)))
+
+    def droppable(self) -> np.ndarray:
+        """Mask over the columns: never dropped before."""
+        return np.array([b"|".join(p.tobytes() for p in c) not in self.dropped_keys
+                         for c in self.columns], dtype=bool)
+
+    def drop_columns(self, drop: np.ndarray) -> np.ndarray:
+        """Remove the μ columns where ``drop`` (a mask over the columns) from the master and the
+        column data; their keys are forgotten, so pricing may bring them back, but remembered as
+        dropped: a column is dropped at most once (``droppable``), so dropping cannot cycle. The
+        mask of the columns kept."""
+        idx = (self.mu_offset + np.flatnonzero(drop)).astype(np.int32)
+        self._highs.deleteCols(idx.size, idx)
+        keep = ~drop
+        for i in range(self.n):
+            for grow in (self.pi[i], self.h[i], self.obey[i]):
+                kept = grow.view[keep]
+                grow.data[:kept.shape[0]] = kept
+                grow.size = kept.shape[0]
+        for k in np.flatnonzero(drop):
+            key = b"|".join(p.tobytes() for p in self.columns[k])
+            self.keys.discard(key)
+            self.dropped_keys.add(key)
+        self.columns = [c for c, k in zip(self.columns, keep) if k]
+        self.costs = [c for c, k in zip(self.costs, keep) if k]
+        return keep
 
     def _levels(self, i: int) -> list:
         """Player i's levels (deepest first) with each level's information sets grouped by
@@ -520,14 +628,21 @@ class Model:
             y += np.bincount(self.cut_dev_rows[i], weights=per_nz, minlength=self.num_rows)
         return y
 
-    def small_duals(self, z: float, time_limit: float | None) -> np.ndarray | None:
+    def small_duals(self, z: float, time_limit: float | None,
+                    penalty: float | None = None) -> np.ndarray | None:
         """Among the optimal duals of the current phase-2 master (objective z), ones of smallest
         total size Σ_c |y_c| (an LP over the cut duals), mapped to the compact LP; None when
-        that LP fails. Every such y is dual feasible, so it gives a valid Lagrangian bound."""
+        that LP fails. Every such y is dual feasible, so it gives a valid Lagrangian bound.
+        With ``penalty`` (the elastic master) the slack columns' dual constraints
+        Σ_{cuts of σ̂} y_c ≥ −penalty are kept too, so y is an optimal dual of that master."""
         lp = self._highs.getLp()
         a = sp.csc_array((np.asarray(lp.a_matrix_.value_), np.asarray(lp.a_matrix_.index_),
                           np.asarray(lp.a_matrix_.start_)), shape=(lp.num_row_, lp.num_col_))
-        at = sp.csc_array(a[:, self.mu_offset:].T)          # columns × rows: y·a_k ≥ c_k
+        first = 0 if penalty is not None else self.mu_offset
+        at = sp.csc_array(a[:, first:].T)                   # columns × rows: y·a_k ≥ c_k
+        costs = np.asarray(self.costs, dtype=float)
+        if penalty is not None:
+            costs = np.r_[np.full(self.num_e, -float(penalty)), costs]
         nr = a.shape[0]
         inf = highspy.kHighsInf
         d = highspy.HighsLp()
@@ -535,7 +650,7 @@ class Model:
         d.col_cost_ = np.r_[0.0, -np.ones(nr - 1)]
         d.col_lower_ = np.full(nr, -inf)
         d.col_upper_ = np.r_[z + 1e-9 * max(1.0, abs(z)), np.zeros(nr - 1)]
-        d.row_lower_ = np.asarray(self.costs, dtype=float)
+        d.row_lower_ = costs
         d.row_upper_ = np.full(at.shape[0], inf)
         d.a_matrix_.format_ = highspy.MatrixFormat.kColwise
         d.a_matrix_.start_ = at.indptr.astype(np.int32)
@@ -565,6 +680,7 @@ class Model:
                               f"{h.modelStatusToString(status)}", status=str(status))
         sol = h.getSolution()
         x = np.asarray(sol.col_value)
+        self.column_duals = np.asarray(sol.col_dual)[self.mu_offset:]    # reduced costs of μ
         mu = np.clip(x[self.mu_offset:], 0.0, None)
         self.e = np.clip(x[:self.num_e], 0.0, None)
         return (float(h.getInfo().objective_function_value), mu,
@@ -826,14 +942,219 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
         status = self.extra.get("status", "?")
         if status == "optimal":
             return "optimal (column generation certified by the MILP oracle)"
+        if status == "target_gap" and self.extra.get("mode") == "elastic":
+            return (f"ε-EFCE (not an exact EFCE) within target_gap {self.extra.get('target_gap')} "
+                    f"of the payoff range: measured EFCE gap ε = {self.gap:.3g}, objective "
+                    f"{self.objective:.6g}, upper bound {self.extra.get('upper_bound')}, "
+                    f"bound gap {self.extra.get('bound_gap')}")
         if status == "target_gap":
             return (f"within target_gap {self.extra.get('target_gap')} of the payoff range: "
                     f"objective {self.objective:.6g}, upper bound {self.extra.get('upper_bound')}, "
                     f"bound gap {self.extra.get('bound_gap')}, EFCE gap {self.gap:.3g}")
         gap = self.extra.get("bound_gap")
-        where = "no EFCE found yet: " if self.extra.get("phase") == 1 else ""
+        where = ("no EFCE found yet: " if self.extra.get("phase") == 1 else
+                 "ε-EFCE of the elastic master, ε = its measured gap: "
+                 if self.extra.get("mode") == "elastic" else "")
         return (f"partial, {where}{status}: objective {self.objective:.6g}, upper bound "
                 f"{self.extra.get('upper_bound')}, bound gap {gap}")
+
+
+# ---------------------------------------------------------------------------------------- elastic
+def _elastic_run(model: Model, start: float, main_limit: float | None, tol: float, target: float,
+                 penalty: float, max_columns: int, verbose: bool, measure, scale: float,
+                 drop_after: int) -> dict:
+    """The target_gap run (module docstring, "Elastic master"): one master with the slacks e at
+    cost −M, the penalty M doubled by lpgame's rule, stopped at the first μ that is an ε-EFCE
+    with ε ≤ target and whose objective is within target of the smallest Lagrangian bound."""
+    history: list[dict] = []
+    iterations, milp_seconds = 0, 0.0
+    upper_bound, center = None, None
+    # no bounding round while alternation finds columns before this (early duals give slow
+    # MILPs and useless bounds: 35 s and a bound of 1 183 against an objective of 4.1 on L3132)
+    next_bound_at = start + (ELASTIC_FIRST_BOUND * main_limit if main_limit is not None
+                             else ELASTIC_FIRST_BOUND_SECONDS)
+    status, last, best, e = None, None, None, 0.0
+    penalties = [penalty]
+    dropped = [0]
+    parts = {"master": 0.0, "separation": 0.0, "check": 0.0, "alternation": 0.0, "bounding": 0.0}
+    priced_since_doubling = True
+    model.start_elastic(penalty)
+
+    def left() -> float | None:
+        return None if main_limit is None else main_limit - (time.perf_counter() - start)
+
+    def model_objective(mu_: np.ndarray) -> float:
+        return float(np.dot(mu_, model.costs[:mu_.size]) / mu_.sum())
+
+    def check(mu_: np.ndarray, z_: float) -> tuple[bool, float | None]:
+        """(stop?, measured gap or None): μ is measured (independently) only when its objective is
+        within target of the smallest bound; it stops the run when its gap is within target too
+        (Checkpoint.score of the two-player learner: max(gap, |U − objective|) ≤ target)."""
+        nonlocal best
+        if upper_bound is None or abs(upper_bound - model_objective(mu_)) > target:
+            return False, None
+        obj_, gap_ = measure(mu_)
+        score = max(gap_, abs(upper_bound - obj_))
+        history.append({"iteration": iterations, "event": "check", "master": z_,
+                        "objective": obj_, "measured_gap": gap_, "upper_bound": upper_bound,
+                        "penalty": penalty, "columns": len(model.columns),
+                        "seconds": time.perf_counter() - start})
+        if best is None or score <= best[0]:
+            best = (score, mu_.copy())
+        return score <= target, gap_
+
+    idle = np.zeros(0, dtype=np.int64)
+
+    def drop_idle_columns(mu_: np.ndarray) -> np.ndarray:
+        """Count, per column, the masters in a row where it had μ = 0 and reduced cost below
+        −DROP_REDUCED_COST·R; every DROP_EVERY masters remove those idle for ``drop_after`` (not
+        the best measured μ's support). μ over the columns kept."""
+        nonlocal idle, best
+        idle = np.r_[idle, np.zeros(mu_.size - idle.size, dtype=np.int64)]
+        out = (mu_ <= 0.0) & (model.column_duals < -DROP_REDUCED_COST * scale)
+        idle = np.where(out, idle + 1, 0)
+        if iterations % DROP_EVERY:
+            return mu_
+        drop = (idle >= drop_after) & model.droppable()
+        if best is not None:
+            drop[:best[1].size] &= best[1] <= 0.0
+        drop[0] = False                                      # the first column stays
+        if not drop.any():
+            return mu_
+        keep = model.drop_columns(drop)
+        dropped[0] += int(drop.sum())
+        idle = idle[keep]
+        if best is not None:
+            best = (best[0], np.r_[best[1], np.zeros(keep.size - best[1].size)][keep])
+        return mu_[keep]
+
+    def double(reason: str) -> None:
+        nonlocal penalty, priced_since_doubling
+        if penalty * 2.0 > MAX_PENALTY:
+            return
+        priced_since_doubling = False
+        penalty *= 2.0
+        penalties.append(penalty)
+        model.set_penalty(penalty)
+        history.append({"iteration": iterations, "event": "penalty", "penalty": penalty,
+                        "reason": reason, "seconds": time.perf_counter() - start})
+        if verbose:
+            print(f"[efce cg] penalty doubled to {penalty:g} ({reason})", file=sys.stderr,
+                  flush=True)
+
+    while True:
+        remaining = left()
+        if remaining is not None and remaining <= 0:
+            status = "time_limit"
+            break
+        t_part = time.perf_counter()
+        try:
+            z, mu, duals, e = model.solve_master(remaining)
+        except _MasterTimeLimitError:
+            status = "time_limit"
+            break
+        parts["master"] += time.perf_counter() - t_part
+        iterations += 1
+        if drop_after:
+            mu = drop_idle_columns(mu)
+        last = (z, mu.copy(), duals)
+        t_part = time.perf_counter()
+        cuts = model.separate(mu, CUT_TOLERANCE * tol)
+        parts["separation"] += time.perf_counter() - t_part
+        if verbose:
+            print(f"[efce cg] it {iterations} elastic M {penalty:g} cols {len(model.columns)} "
+                  f"cuts {model.num_cuts} (+{cuts}) master {z:.6g} objective "
+                  f"{model_objective(mu):.6g} e {e:.3g} bound {upper_bound} "
+                  f"t {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
+        t_part = time.perf_counter()
+        stop, gap = check(mu, z)
+        parts["check"] += time.perf_counter() - t_part
+        if stop:
+            status = "target_gap"
+            break
+        if gap is not None and not cuts and priced_since_doubling:
+            # the objective is close to the bound but μ violates the triggers by more than the
+            # target, and the master's slacks are complete (no cut added): M is too small. Not
+            # again before a column is added: the columns may hold no μ of smaller violation.
+            double("objective within target of the bound, measured gap above it")
+            continue
+        if len(model.columns) >= max_columns:
+            status = "column_limit"
+            break
+        t_part = time.perf_counter()
+        tuples, coefs, const = model.monomials(duals, 2)
+        support = np.argsort(-mu)[:COLUMNS_PER_ROUND]
+        starts = [model.columns[k] for k in support if mu[k] > SUPPORT_TOLERANCE]
+        starts.append(model.columns[-1])
+        added = 0
+        for s in starts:
+            plans, value = model.alternate(tuples, coefs, const, s)
+            if value > tol and model.add(plans, 2):
+                added += 1
+        parts["alternation"] += time.perf_counter() - t_part
+        priced_since_doubling = priced_since_doubling or added > 0
+        # every dual point gives a valid bound (cuts just added or not), so a periodic bounding
+        # round does not wait for a master without new cuts; a stalled alternation does
+        if (cuts or added) and time.perf_counter() < next_bound_at or cuts and not added:
+            continue
+        # bounding round, as in phase 2; the bound is y_conv + max rc (no max with z: the
+        # elastic master's value is not a lower bound on the optimal EFCE value)
+        t_round = time.perf_counter()
+        added = bool(added)
+        # a periodic round (alternation still finds columns) gives its MILP a share of the time
+        # so far; a round where alternation stalled needs the MILP's answer (a column or a proof)
+        share = max(PERIODIC_MILP_SECONDS, PERIODIC_MILP_SHARE * (t_round - start))
+        milp_limit = (left() if not added else share if left() is None
+                      else min(left(), share))
+        small = model.small_duals(z, left(), penalty)
+        if small is not None:
+            duals = 0.5 * small + 0.5 * duals
+            tuples, coefs, const = model.monomials(duals, 2)
+        proved = False
+        for alpha in SMOOTHING if center is not None else (0.0,):
+            y = duals if alpha == 0.0 else alpha * center + (1.0 - alpha) * duals
+            t_y, c_y, k_y = (tuples, coefs, const) if alpha == 0.0 else model.monomials(y, 2)
+            t_m = time.perf_counter()
+            plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, milp_limit)
+            milp_seconds += time.perf_counter() - t_m
+            bound = upper - k_y if np.isfinite(upper) else None
+            if bound is not None and (upper_bound is None or bound < upper_bound):
+                upper_bound, center = bound, y.copy()
+            true_rc = model.evaluate(tuples, coefs, const, plans) if plans is not None else -np.inf
+            history.append({"iteration": iterations, "phase": "elastic",
+                            "columns": len(model.columns), "master": z,
+                            "objective": model_objective(mu), "smoothing": alpha,
+                            "oracle_value": true_rc, "oracle_upper": upper, "bound": bound,
+                            "proved": proved, "penalty": penalty,
+                            "seconds": time.perf_counter() - start})
+            if verbose:
+                print(f"[efce cg] bounding at alpha {alpha}: bound {bound} "
+                      f"({time.perf_counter() - t_m:.2f}s)", file=sys.stderr, flush=True)
+            if true_rc > tol and model.add(plans, 2) or added:
+                added = priced_since_doubling = True
+                break
+            if upper_bound is not None and abs(upper_bound - model_objective(mu)) <= target:
+                break
+            if not proved:
+                break
+        next_bound_at = time.perf_counter() + BOUND_SPACING * (time.perf_counter() - t_round)
+        parts["bounding"] += time.perf_counter() - t_round
+        if added or cuts:
+            continue
+        stop, gap = check(mu, z)
+        if stop:
+            status = "target_gap"
+            break
+        if not proved:
+            status = "time_limit"
+            break
+        # no column improves: the elastic master is optimal over all joint plans for this M,
+        # and μ still misses the target (too much violation, or objective above the bound)
+        double("elastic master optimal over all columns, target not met")
+    return {"status": status, "last": last, "best": best, "upper_bound": upper_bound,
+            "history": history, "iterations": iterations, "milp_seconds": milp_seconds,
+            "violation": e, "penalty": penalty, "penalties": penalties, "seconds": parts,
+            "dropped_columns": dropped[0]}
 
 
 # ---------------------------------------------------------------------------------------- solve
@@ -841,7 +1162,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                                  max_columns: int = DEFAULT_MAX_COLUMNS,
                                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE,
                                  exact: bool = False, players: int | None = None,
-                                 verbose: bool = False, target_gap: float | None = None
+                                 verbose: bool = False, target_gap: float | None = None,
+                                 penalty: float = DEFAULT_PENALTY
                                  ) -> ColumnGenerationCorrelatedResult:
     """An optimal EFCE of ``game`` (any number of players) by column generation (module docstring).
 
@@ -849,9 +1171,11 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     the whole run) and ``max_columns`` end the run with a labelled partial answer. ``players``:
     when given, the game must have that many players (the benchmark of Table 10.1's three-player
     rows asks for 3). ``exact=True`` also computes the returned μ's gap in rational arithmetic.
-    ``target_gap`` (a fraction of the payoff range R in (0, 1)): also stop, status
-    ``target_gap``, once μ's measured EFCE gap and its distance to the Lagrangian upper bound are
-    both at most ``target_gap``·R (module docstring).
+    ``target_gap`` (a fraction of the payoff range R in (0, 1)): solve the elastic master
+    instead of the two phases and stop, status ``target_gap``, once μ's measured EFCE gap and
+    |Lagrangian upper bound − objective| are both at most ``target_gap``·R: μ is then an ε-EFCE
+    (ε = its measured ``gap``), not an exact EFCE (module docstring). ``penalty``: the elastic
+    master's first M (objective units per unit of trigger violation; doubled by the run).
     """
     start = time.perf_counter()
     sf = compile_game(game)
@@ -871,6 +1195,10 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                                    or not 0 < float(target_gap) < 1):
         raise OptionError(f"target_gap is a fraction of the payoff range in (0, 1); got "
                           f"{target_gap!r}")
+    if (not isinstance(penalty, numbers.Real) or isinstance(penalty, bool)
+            or not 0 < float(penalty) < np.inf):
+        raise OptionError(f"penalty (the elastic master's first M) must be a positive finite "
+                          f"number; got {penalty!r}")
     w = objective_weights(objective, n)
     payoffs = sf.terminal_payoffs
     scale = float(payoffs.max() - payoffs.min()) if payoffs.size else 1.0
@@ -911,26 +1239,25 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         values_ = ((probs_ @ reach_) * sf.terminal_chance) @ payoffs
         return float(np.dot(w, values_)), float(n_player_efce_gap(sf, plans_, probs_).gap)
 
-    checked_at = set()
-
-    def reached_target() -> bool:
-        """Phase 2 with the bound within target·R of the master: μ measured independently."""
-        if target is None or last_phase2 is None or upper_bound is None:
-            return False
-        z_, mu_, _ = last_phase2
-        if upper_bound - z_ > target or z_ in checked_at:
-            return False
-        checked_at.add(z_)
-        obj_, gap_ = measure(mu_)
-        return gap_ <= target and upper_bound - obj_ <= target
-
     def note_bound(master: float, oracle_upper: float) -> None:
         nonlocal upper_bound
         if np.isfinite(oracle_upper):
             candidate = master + max(0.0, oracle_upper)
             upper_bound = candidate if upper_bound is None else min(upper_bound, candidate)
 
-    while True:
+    elastic = target is not None
+    elastic_run = None
+    if elastic:
+        elastic_run = _elastic_run(model, start, main_limit, tol, target, float(penalty),
+                                   max_columns, verbose, measure, scale, ELASTIC_DROP_AFTER)
+        status, upper_bound = elastic_run["status"], elastic_run["upper_bound"]
+        history, iterations = elastic_run["history"], elastic_run["iterations"]
+        milp_seconds, e, phase = elastic_run["milp_seconds"], elastic_run["violation"], "elastic"
+        if elastic_run["last"] is not None:
+            z, mu, _ = elastic_run["last"]
+            last_phase2 = elastic_run["last"]
+
+    while not elastic:            # the exact run: phase 1, then phase 2
         remaining = left()
         if remaining is not None and remaining <= 0:
             status = "time_limit"
@@ -958,9 +1285,6 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             last_phase2 = (z, mu.copy(), duals)
             if upper_bound is not None and upper_bound - z <= tol:
                 status = "optimal"
-                break
-            if reached_target():
-                status = "target_gap"
                 break
         if len(model.columns) >= max_columns:
             status = "column_limit"
@@ -1027,7 +1351,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             if true_rc > tol and model.add(plans, phase) or added:
                 added = True
                 break
-            if upper_bound is not None and upper_bound - z <= max(tol, target or 0.0):
+            if upper_bound is not None and upper_bound - z <= tol:
                 break
             if not proved:
                 break
@@ -1036,8 +1360,6 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             continue
         if upper_bound is not None and upper_bound - z <= tol:
             status = "optimal"
-        elif reached_target():
-            status = "target_gap"
         else:
             status = "time_limit"
         break
@@ -1061,15 +1383,25 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     if phase == 2 and last_phase2 is not None:
         z, mu = last_phase2[0], last_phase2[1]
     k_cols = len(mu)
-    keep = np.flatnonzero(mu > SUPPORT_TOLERANCE)
-    probs = mu[keep] / mu[keep].sum()
-    plans = [np.stack([model.columns[k][i] for k in keep]) for i in range(n)]
-    check = n_player_efce_gap(sf, plans, probs)
-    reach = np.ones((keep.size, sf.terminal_sequences.shape[0]), dtype=bool)
-    for i in range(n):
-        reach &= plans[i][:, sf.terminal_sequences[:, i]].astype(bool)
-    values = ((probs @ reach) * sf.terminal_chance) @ payoffs
-    obj = float(np.dot(w, values))
+
+    def summarise(mu_: np.ndarray):
+        keep_ = np.flatnonzero(mu_ > SUPPORT_TOLERANCE)
+        probs_ = mu_[keep_] / mu_[keep_].sum()
+        plans_ = [np.stack([model.columns[k][i] for k in keep_]) for i in range(n)]
+        check_ = n_player_efce_gap(sf, plans_, probs_)
+        reach_ = np.ones((keep_.size, sf.terminal_sequences.shape[0]), dtype=bool)
+        for i in range(n):
+            reach_ &= plans_[i][:, sf.terminal_sequences[:, i]].astype(bool)
+        values_ = ((probs_ @ reach_) * sf.terminal_chance) @ payoffs
+        return probs_, plans_, check_, values_, float(np.dot(w, values_))
+
+    probs, plans, check, values, obj = summarise(mu)
+    if elastic and status != "target_gap" and elastic_run["best"] is not None:
+        # at a limit: the measured μ closest to the target (max(gap, |bound − objective|))
+        other = summarise(elastic_run["best"][1])
+        if upper_bound is not None and (max(other[2].gap, abs(upper_bound - other[4]))
+                                        < max(check.gap, abs(upper_bound - obj))):
+            probs, plans, check, values, obj = other
     certificate = Certificate(gain=check.gap, exact=False,
                               deviations="trigger deviations of every player at every sequence, "
                                          "against μ's support (lpgame.analysis."
@@ -1082,6 +1414,15 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
              "cuts": model.num_cuts, "milp_seconds": milp_seconds, "history": history}
     if phase == 1:
         extra["violation"] = e
+    if elastic:
+        # an ε-EFCE, not an exact one: ε is the measured gap (Farina 2023 §10.4's criterion)
+        extra.update({"mode": "elastic", "exact_efce": False, "epsilon_efce": True,
+                      "epsilon": float(check.gap), "relative_epsilon": float(check.gap) / scale,
+                      "penalty": elastic_run["penalty"], "penalties": elastic_run["penalties"],
+                      "master_violation": e, "elastic_seconds": elastic_run["seconds"],
+                      "dropped_columns": elastic_run["dropped_columns"]})
+    else:
+        extra["mode"] = "two_phase"
     if exact:
         exact_check = n_player_efce_gap(sf, plans, probs, exact=True)
         extra["exact_gap"] = str(exact_check.gap)
@@ -1108,7 +1449,8 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                  objective="welfare", time_limit: float | None = None,
                  max_columns: int = DEFAULT_MAX_COLUMNS,
                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE, exact_gap: bool = False,
-                 target_gap: float | None = None, **_solver_options) -> ColumnGenerationCorrelatedResult:
+                 target_gap: float | None = None, penalty: float = DEFAULT_PENALTY,
+                 **_solver_options) -> ColumnGenerationCorrelatedResult:
     if method not in (None, "column_generation"):
         raise OptionError(f"efce with method={method!r} takes two-player games; for three or more "
                           "players use method='column_generation' (the default there)")
@@ -1117,7 +1459,8 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
     return solve_efce_column_generation(game, objective=objective, time_limit=time_limit,
                                         max_columns=max_columns,
                                         column_tolerance=column_tolerance,
-                                        exact=exact or bool(exact_gap), target_gap=target_gap)
+                                        exact=exact or bool(exact_gap), target_gap=target_gap,
+                                        penalty=penalty)
 
 
 register(Concept(
@@ -1141,9 +1484,13 @@ register(Concept(
                "column generation: reduced costs at most this fraction of the payoff range "
                "count as non-improving"),
         Option("target_gap", float, None,
-               "column generation: also stop (status target_gap) once the EFCE gap and the "
-               "distance to the Lagrangian upper bound are both at most this fraction of the "
-               "payoff range (default: run to column_tolerance)"),
+               "column generation: solve the elastic (penalty) master and stop (status "
+               "target_gap) at an ε-EFCE whose measured gap ε and |Lagrangian upper bound − "
+               "objective| are both at most this fraction of the payoff range (default: the "
+               "exact two-phase run to column_tolerance)"),
+        Option("penalty", float, DEFAULT_PENALTY,
+               "column generation with target_gap: the elastic master's first penalty M per "
+               "unit of trigger violation (doubled by the run when too small)"),
         Option("exact_gap", bool, False, "also compute the returned distribution's EFCE gap in "
                "rational arithmetic (the distribution itself is the LP's floats)"),
     ),
