@@ -1082,15 +1082,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
             status = "column_limit"
             break
         t_part = time.perf_counter()
-        tuples, coefs, const = model.monomials(duals, 2)
-        support = np.argsort(-mu)[:COLUMNS_PER_ROUND]
-        starts = [model.columns[k] for k in support if mu[k] > SUPPORT_TOLERANCE]
-        starts.append(model.columns[-1])
-        added = 0
-        for s in starts:
-            plans, value = model.alternate(tuples, coefs, const, s)
-            if value > tol and model.add(plans, 2):
-                added += 1
+        (tuples, coefs, const), added = _price_by_alternation(model, duals, mu, 2, tol)
         parts["alternation"] += time.perf_counter() - t_part
         priced_since_doubling = priced_since_doubling or added > 0
         # every dual point gives a valid bound (cuts just added or not), so a periodic bounding
@@ -1158,6 +1150,22 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
 
 
 # ---------------------------------------------------------------------------------------- solve
+def _price_by_alternation(model: Model, duals, mu: np.ndarray, phase: int,
+                          tol: float) -> tuple[tuple, int]:
+    """The reduced cost's monomials at ``duals``, and the columns alternation adds from the
+    ``COLUMNS_PER_ROUND`` largest-μ columns and the last one (module docstring, "Pricing" 1.)."""
+    monomials = model.monomials(duals, phase)
+    support = np.argsort(-mu)[:COLUMNS_PER_ROUND]
+    starts = [model.columns[k] for k in support if mu[k] > SUPPORT_TOLERANCE]
+    starts.append(model.columns[-1])
+    added = 0
+    for s in starts:
+        plans, value = model.alternate(*monomials, s)
+        if value > tol and model.add(plans, phase):
+            added += 1
+    return monomials, added
+
+
 def solve_efce_column_generation(game, objective="welfare", time_limit: float | None = None,
                                  max_columns: int = DEFAULT_MAX_COLUMNS,
                                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE,
@@ -1289,15 +1297,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         if len(model.columns) >= max_columns:
             status = "column_limit"
             break
-        tuples, coefs, const = model.monomials(duals, phase)
-        support = np.argsort(-mu)[:COLUMNS_PER_ROUND]
-        starts = [model.columns[k] for k in support if mu[k] > SUPPORT_TOLERANCE]
-        starts.append(model.columns[-1])
-        added = 0
-        for s in starts:
-            plans, value = model.alternate(tuples, coefs, const, s)
-            if value > tol and model.add(plans, phase):
-                added += 1
+        (tuples, coefs, const), added = _price_by_alternation(model, duals, mu, phase, tol)
         if cuts or added and (phase == 1 or time.perf_counter() < next_bound_at):
             continue
         if phase == 1:
