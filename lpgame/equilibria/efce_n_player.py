@@ -161,6 +161,8 @@ DEFAULT_COLUMN_TOLERANCE = 1e-7
 """Reduced costs at or below this fraction of the payoff range count as non-improving."""
 DEFAULT_MAX_COLUMNS = 20_000
 DEFAULT_PENALTY = 10.0
+"""The elastic master's first penalty M per unit of trigger violation (objective units; both are
+in payoff units, so M is unit-free, as the two-player learner's λ₀ = 10 is)."""
 MAX_PENALTY = 1e8
 """The elastic master's penalty is not doubled past this (the LP's numerics)."""
 ELASTIC_DROP_AFTER = 0
@@ -181,9 +183,6 @@ PERIODIC_MILP_SECONDS = 2.0
 """A bounding round run while alternation still finds columns gives its MILP at most
 max(``PERIODIC_MILP_SECONDS``, ``PERIODIC_MILP_SHARE`` × the run's time so far); its dual bound
 is a valid bound when it stops at that limit."""
-"""The elastic master's penalty is not doubled past this (the LP's numerics)."""
-"""The elastic master's first penalty M per unit of trigger violation (objective units; both are
-in payoff units, so M is unit-free, as the two-player learner's λ₀ = 10 is)."""
 COLUMNS_PER_ROUND = 16
 CUT_TOLERANCE = 0.1
 """A trigger cut is added when its deviation gains more than this fraction of the column
