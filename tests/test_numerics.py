@@ -426,12 +426,19 @@ def test_a_signal_during_json_writes_never_leaves_a_cut_file(tmp_path, signal_na
     script = ("import sys; from lpgame.io.json_io import write_json\n"
               "big = ['x' * 1000] * 4000\n"
               "for k in range(10**6):\n"
-              "    write_json({'round': k, 'payload': big}, sys.argv[1])\n")
+              "    write_json({'round': k, 'payload': big}, sys.argv[1])\n"
+              "    if k == 0:\n"
+              "        print('writing', flush=True)\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     for _ in range(3):
-        child = subprocess.Popen([sys.executable, "-c", script, str(path)], env=env)
-        time.sleep(1.0)
+        child = subprocess.Popen([sys.executable, "-c", script, str(path)], env=env,
+                                 stdout=subprocess.PIPE, text=True)
+        # the signal is sent while the child is in its write loop, not while it is still
+        # importing (on a loaded machine the imports alone can take more than a second)
+        assert child.stdout.readline().strip() == "writing"
+        time.sleep(0.3)
         child.send_signal(getattr(signal, signal_name))
         child.wait(timeout=30)
+        child.stdout.close()
         data = json.loads(path.read_text())          # complete, whichever round it holds
         assert "round" in data
