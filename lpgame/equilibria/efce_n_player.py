@@ -1235,16 +1235,23 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     center = None
     next_bound_at = 0.0
 
-    def measure(mu_: np.ndarray) -> tuple[float, float]:
-        """(objective, independent EFCE gap) of the master's support."""
+    def summarise(mu_: np.ndarray):
+        """μ's support as (probabilities, plans per player, independent EFCE gap check, expected
+        payoffs, objective)."""
         keep_ = np.flatnonzero(mu_ > SUPPORT_TOLERANCE)
         probs_ = mu_[keep_] / mu_[keep_].sum()
         plans_ = [np.stack([model.columns[k][i] for k in keep_]) for i in range(n)]
+        check_ = n_player_efce_gap(sf, plans_, probs_)
         reach_ = np.ones((keep_.size, sf.terminal_sequences.shape[0]), dtype=bool)
         for i in range(n):
             reach_ &= plans_[i][:, sf.terminal_sequences[:, i]].astype(bool)
         values_ = ((probs_ @ reach_) * sf.terminal_chance) @ payoffs
-        return float(np.dot(w, values_)), float(n_player_efce_gap(sf, plans_, probs_).gap)
+        return probs_, plans_, check_, values_, float(np.dot(w, values_))
+
+    def measure(mu_: np.ndarray) -> tuple[float, float]:
+        """(objective, independent EFCE gap) of the master's support."""
+        summary = summarise(mu_)
+        return summary[4], float(summary[2].gap)
 
     def note_bound(master: float, oracle_upper: float) -> None:
         nonlocal upper_bound
@@ -1382,18 +1389,6 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     if phase == 2 and last_phase2 is not None:
         z, mu = last_phase2[0], last_phase2[1]
     k_cols = len(mu)
-
-    def summarise(mu_: np.ndarray):
-        keep_ = np.flatnonzero(mu_ > SUPPORT_TOLERANCE)
-        probs_ = mu_[keep_] / mu_[keep_].sum()
-        plans_ = [np.stack([model.columns[k][i] for k in keep_]) for i in range(n)]
-        check_ = n_player_efce_gap(sf, plans_, probs_)
-        reach_ = np.ones((keep_.size, sf.terminal_sequences.shape[0]), dtype=bool)
-        for i in range(n):
-            reach_ &= plans_[i][:, sf.terminal_sequences[:, i]].astype(bool)
-        values_ = ((probs_ @ reach_) * sf.terminal_chance) @ payoffs
-        return probs_, plans_, check_, values_, float(np.dot(w, values_))
-
     probs, plans, check, values, obj = summarise(mu)
     if elastic and status != "target_gap" and elastic_run["best"] is not None:
         # at a limit: the measured μ closest to the target (max(gap, |bound − objective|))
