@@ -151,6 +151,23 @@ def _is_rational(value) -> bool:
     return isinstance(value, (Rational, Fraction)) and not isinstance(value, bool)
 
 
+def checked_payoffs(payoffs, num_players: int, where: str) -> tuple:
+    """A leaf's payoffs as floats, after checking that there are ``num_players`` of them and that
+    each is a number, finite unless exact (an exact payoff beyond the double range, 10**400, is
+    ±inf here and stays exact in the exact data); otherwise :class:`InvalidGameError` naming
+    ``where`` (e.g. "terminal node 'z3'")."""
+    if (not hasattr(payoffs, "__len__") or isinstance(payoffs, str)
+            or len(payoffs) != num_players):
+        raise InvalidGameError(f"{where} needs {num_players} payoffs, got {payoffs!r}")
+    try:
+        floats = tuple(float_or_infinity(u) for u in payoffs)
+    except (TypeError, ValueError) as exc:
+        raise InvalidGameError(f"{where} has a payoff that is not a number: {payoffs!r}") from exc
+    if not all(math.isfinite(u) or _is_rational(p) for u, p in zip(floats, payoffs)):
+        raise InvalidGameError(f"{where} has a payoff that is not finite: {payoffs!r}")
+    return floats
+
+
 def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
     """Validate ``graph`` as a game tree rooted at ``root`` and index it (one pass)."""
     if num_players < 1:
@@ -192,18 +209,7 @@ def build_tree_index(graph: nx.DiGraph, root, num_players: int) -> TreeIndex:
             if children:
                 raise InvalidGameError(f"terminal node {node!r} has {len(children)} children")
             payoffs = data.get("payoffs")
-            if (not hasattr(payoffs, "__len__") or isinstance(payoffs, str)
-                    or len(payoffs) != num_players):
-                raise InvalidGameError(
-                    f"terminal node {node!r} needs {num_players} payoffs, got {payoffs!r}")
-            try:   # an exact payoff beyond the double range (10**400) is ±inf here, exact below
-                floats = tuple(float_or_infinity(u) for u in payoffs)
-            except (TypeError, ValueError) as exc:
-                raise InvalidGameError(
-                    f"terminal node {node!r} has a payoff that is not a number: {payoffs!r}") from exc
-            if not all(math.isfinite(u) or _is_rational(p) for u, p in zip(floats, payoffs)):
-                raise InvalidGameError(
-                    f"terminal node {node!r} has a payoff that is not finite: {payoffs!r}")
+            floats = checked_payoffs(payoffs, num_players, f"terminal node {node!r}")
             terminal_nodes.append(node)
             terminal_seqs.append(seqs)
             terminal_chance.append(reach)

@@ -53,17 +53,14 @@ S2133 0.19 s → 0.02 s, S2254 17.7 s (1.31 GiB) → 0.14 s (0.11 GiB), S2264 33
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from numbers import Rational
 
 import numpy as np
 
-from lpgame.errors import InvalidGameError
 from lpgame.game.tree import IndexedGame
-from lpgame.game.tree_index import CompiledTreeIndex, PlayerIndex
+from lpgame.game.tree_index import CompiledTreeIndex, PlayerIndex, checked_payoffs
 from lpgame.limits import check_prediction
-from lpgame.rational import float_or_infinity, to_fraction
+from lpgame.rational import to_fraction
 
 BYTES_PER_LEAF = 40     # two sequences, chance, two payoffs: what the index keeps per leaf
 
@@ -90,29 +87,19 @@ def compile_sheriff(rules, memory_limit: int | None = None) -> CompiledSheriff:
     return CompiledSheriff(rules, memory_limit)
 
 
-def _payoff_table(rules) -> list[tuple]:
-    """The payoffs of a leaf ending in (n, bribe b, answer a), entry (n·K + b)·2 + a, from the rules,
-    checked as :func:`~lpgame.game.tree_index.build_tree_index` checks every leaf."""
-    table = []
+def _payoff_table(rules) -> tuple[list[tuple], list[tuple]]:
+    """The payoffs (as given, and as floats) of a leaf ending in (n, bribe b, answer a), entry
+    (n·K + b)·2 + a, from the rules, checked by :func:`~lpgame.game.tree_index.checked_payoffs`
+    as :func:`~lpgame.game.tree_index.build_tree_index` checks every leaf."""
+    table, floats = [], []
     for n in range(rules.N + 1):
         for b in range(rules.B + 1):
             for accepted in (True, False):
                 payoffs = tuple(rules.payoffs((n, ((b, accepted),))))
                 state = f"(n={n}, last bribe {b} {'accepted' if accepted else 'declined'})"
-                if len(payoffs) != 2:
-                    raise InvalidGameError(f"{rules.name}: leaf {state} needs 2 payoffs, got "
-                                           f"{payoffs!r}")
-                try:
-                    floats = tuple(float_or_infinity(u) for u in payoffs)
-                except (TypeError, ValueError) as exc:
-                    raise InvalidGameError(f"{rules.name}: leaf {state} has a payoff that is not a "
-                                           f"number: {payoffs!r}") from exc
-                if not all(math.isfinite(f) or (isinstance(u, Rational) and not isinstance(u, bool))
-                           for f, u in zip(floats, payoffs)):
-                    raise InvalidGameError(f"{rules.name}: leaf {state} has a payoff that is not "
-                                           f"finite: {payoffs!r}")
+                floats.append(checked_payoffs(payoffs, 2, f"{rules.name}: leaf {state}"))
                 table.append(payoffs)
-    return table
+    return table, floats
 
 
 def _player_index(labels, actions, parent_seq, first_seq, depth, num_sequences,
@@ -205,8 +192,8 @@ def _compile(rules, memory_limit: int | None) -> CompiledTreeIndex:
     seq0 = np.broadcast_to(first0(last_smuggler)[:, :, None, None] + np.arange(K)[:, None], shape)
     seq1 = np.broadcast_to(1 + 2 * q[:, :, None] + np.arange(2), shape)
     sequences = np.stack([seq0.ravel(), seq1.ravel()], axis=1)
-    table = _payoff_table(rules)
-    floats = np.array([[float_or_infinity(u) for u in row] for row in table]).reshape(N + 1, 1, K,
+    table, float_table = _payoff_table(rules)
+    floats = np.array(float_table).reshape(N + 1, 1, K,
                                                                                      2, 2)
     payoffs = np.broadcast_to(floats, shape + (2,)).reshape(-1, 2)
 
