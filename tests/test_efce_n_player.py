@@ -470,3 +470,95 @@ def test_cli_json_on_stdout_is_clean_json_for_three_players():
                          capture_output=True, text=True, timeout=300, check=True)
     data = json.loads(out.stdout)
     assert data["concept"] == "efce"
+
+
+# ---------------------------------------------------------------------------- tuple relaxation
+def tuple_marginals(space, plans: list[np.ndarray], mu: np.ndarray) -> np.ndarray:
+    """ξ[σ_1..σ_n] = Σ_k μ_k Π_l π_l^k[σ_l], straight from the definition (Def. 9.1)."""
+    prod = np.ones((mu.size, space.num_tuples))
+    for ell, pl in enumerate(plans):
+        prod *= pl[:, space.component(ell)]
+    return mu @ prod
+
+
+@pytest.mark.parametrize("name,params", [("kuhn_poker", {}), ("chicken", {}),
+                                         ("sheriff", {"N": 3, "B": 2, "rounds": 2}),
+                                         ("battleship", {"rows": 2, "cols": 2, "shots": 2})])
+def test_the_tuple_relaxation_of_a_two_player_game_is_the_correlation_plan_lp(name, params):
+    """With two players the relevant tuples are the relevant pairs of efce.py (built by other
+    code) and the relaxation's optimum is the von Stengel–Forges LP's, for every objective."""
+    from lpgame.equilibria.efce import CorrelationPlanSpace
+    from lpgame.equilibria.efce_tuple_relaxation import TupleSpace, tuple_relaxation_bound
+
+    sf = compile_game(lpgame.games.make(name, **params))
+    assert np.array_equal(TupleSpace(sf).keys, CorrelationPlanSpace(sf).keys)
+    for objective in ("welfare", "player1", "player2"):
+        lp = solve_correlation_plan(sf, "efce", objective, decompose=False)
+        bound = tuple_relaxation_bound(sf, objective)
+        scale = float(np.ptp(sf.terminal_payoffs)) or 1.0
+        assert bound.upper_bound == pytest.approx(lp.extra["lp_objective"], abs=1e-7 * scale)
+
+
+@SETTINGS
+@given(game=ELASTIC_CASES, seed=st.integers(0, 2**31 - 1),
+       objective=st.sampled_from(["welfare", "player1", "player2", "player3"]))
+def test_every_distribution_is_feasible_for_the_tuple_relaxation(game, seed, objective):
+    """Ξ_n ⊆ 𝒱_n: the tuple marginals of a random distribution over joint plans satisfy every
+    polytope row, and the relaxation's optimum is at least the brute-force optimal EFCE value
+    (the LP over all joint reduced plans, written from the definition)."""
+    from lpgame.equilibria.efce_tuple_relaxation import TupleSpace, tuple_relaxation_bound
+
+    sf = compile_game(game)
+    space = TupleSpace(sf)
+    w = np.ones(3) if objective == "welfare" else np.eye(3)[int(objective[-1]) - 1]
+    optimum, plans, _ = brute_force(sf, w)
+    mu = np.random.default_rng(seed).dirichlet(np.ones(plans[0].shape[0]))
+    matrix, rhs = space.polytope()
+    assert np.abs(matrix @ tuple_marginals(space, plans, mu) - rhs).max() <= 1e-9
+    scale = float(np.ptp(sf.terminal_payoffs)) or 1.0
+    assert tuple_relaxation_bound(sf, w).upper_bound >= optimum - 1e-7 * scale
+
+
+def test_the_tuple_relaxation_is_tight_on_k33_and_bounds_the_exact_run():
+    """Three-player Kuhn (3 cards): the relaxation's optimum is the exact optimal EFCE value found
+    by the two-phase column generation (certified by its Lagrangian bound) for every player."""
+    from lpgame.equilibria.efce_tuple_relaxation import tuple_relaxation_bound
+
+    sf = compile_game(lpgame.games.make("kuhn_poker", players=3, cards=3))
+    for objective in ("player1", "player2", "player3"):
+        exact = solve_efce_column_generation(sf, objective=objective, tuple_bound=False)
+        assert exact.extra["status"] == "optimal"
+        bound = tuple_relaxation_bound(sf, objective).upper_bound
+        assert bound >= exact.objective - 1e-7
+        assert bound - exact.objective <= 1e-3 * exact.extra["payoff_range"]
+
+
+def test_column_generation_reports_the_tuple_bound_and_runs_without_it():
+    game = lpgame.games.make("kuhn_poker", players=3, cards=5)
+    r = solve_efce_column_generation(game, objective="player1", target_gap=0.01)
+    relaxation = r.extra["tuple_relaxation"]
+    assert relaxation["tuples"] > 0 and relaxation["upper_bound"] is not None
+    assert r.extra["status"] == "target_gap"
+    assert r.extra["upper_bound"] <= relaxation["upper_bound"]
+    assert abs(r.extra["upper_bound"] - r.objective) <= 0.01 * r.extra["payoff_range"]
+    assert r.gap <= 0.01 * r.extra["payoff_range"]
+    small = solve_efce_column_generation(lpgame.games.make("kuhn_poker", players=3, cards=3),
+                                         objective="player1", max_tuples=10)
+    assert small.extra["tuple_relaxation"]["upper_bound"] is None
+    assert "ModelTooLargeError" in small.extra["tuple_relaxation"]["skipped"]
+    assert small.extra["status"] == "optimal"
+    off = solve_efce_column_generation(lpgame.games.make("kuhn_poker", players=3, cards=3),
+                                       objective="player1", tuple_bound=False)
+    assert off.extra["tuple_relaxation"] == {"upper_bound": None, "skipped": "tuple_bound=False"}
+
+
+@pytest.mark.parametrize("option,bad", [("tuple_bound", "yes"), ("tuple_bound", 1),
+                                        ("tuple_bound", None), ("max_tuples", 0),
+                                        ("max_tuples", -5), ("max_tuples", 1.5),
+                                        ("max_tuples", True), ("max_tuples", "many")])
+def test_bad_tuple_bound_options_are_refused(option, bad):
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    with pytest.raises(OptionError, match=option):
+        solve_efce_column_generation(game, **{option: bad})
+    with pytest.raises(OptionError, match=option):
+        lpgame.solve(game, concept="efce", **{option: bad})

@@ -358,7 +358,11 @@ def correlation_plan_lp(sf: SequenceForm, concept: str = "efce", objective="welf
     lp.add_constraints("von_stengel_forges", [(xi, matrix)], "==", rhs,
                        labels=names if matrix.shape[0] <= 20_000 else None)
     for i in range(2):
-        _add_trigger_rows(lp, sf, space, xi, i, triggers(space.trees[i], concept))
+        def pair_pos(own_seq, opp_seq, i=i):
+            return space.index(own_seq, opp_seq) if i == 0 else space.index(opp_seq, own_seq)
+
+        add_trigger_rows(lp, space.trees[i], xi, space.num_pairs, i,
+                         triggers(space.trees[i], concept), _own_payoff_entries(sf, i), pair_pos)
     # objective Σ_z p_c(z) (w·u(z)) ξ[σ(z)]
     leaf_pos = space.index(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
     coef = np.bincount(leaf_pos, weights=sf.terminal_chance * (sf.terminal_payoffs @ w),
@@ -369,17 +373,16 @@ def correlation_plan_lp(sf: SequenceForm, concept: str = "efce", objective="welf
     return lp
 
 
-def _add_trigger_rows(lp: LinearProgram, sf: SequenceForm, space: CorrelationPlanSpace, xi,
-                      player: int, trig: Triggers) -> None:
-    tree = space.trees[player]
+def add_trigger_rows(lp: LinearProgram, tree: PlayerTree, xi, num_plan_entries: int, player: int,
+                     trig: Triggers, payoff_entries: tuple, plan_pos) -> None:
+    """Player ``player``'s deviation and obedience rows (module docstring) over the plan variables
+    ``xi``. ``payoff_entries`` = (own sequence, the others' part, Σ p_c u_i) per nonzero payoff;
+    ``plan_pos(own_sequences, others)`` gives the plan entry of each combination (a relevant
+    pair here, a relevant tuple in :mod:`lpgame.equilibria.efce_tuple_relaxation`)."""
     n, m = tree.num_sequences, tree.num_infosets
     T = trig.scope.size
     if T == 0:
         return
-
-    def pair_pos(own_seq, opp_seq):
-        return space.index(own_seq, opp_seq) if player == 0 else space.index(opp_seq, own_seq)
-
     # v variables: (trigger, decision node at or below its scope)
     scope_j, below_j = tree.infoset_scope_members()
     ti, ri = _join(trig.scope, scope_j)
@@ -402,10 +405,10 @@ def _add_trigger_rows(lp: LinearProgram, sf: SequenceForm, space: CorrelationPla
                              (np.concatenate([r_plus, r_minus]), np.concatenate([c_plus, strict]))),
                             shape=(R, v_key.size))
     # −Σ_τ U_i[s, τ] ξ[c_t ⊕ τ]
-    own, opp, val = _own_payoff_entries(sf, player)
+    own, opp, val = payoff_entries
     ri, ei = _join(row_s, own)
-    xi_dev = sp.csr_array((-val[ei], (ri, pair_pos(trig.cond[row_t[ri]], opp[ei]))),
-                          shape=(R, space.num_pairs))
+    xi_dev = sp.csr_array((-val[ei], (ri, plan_pos(trig.cond[row_t[ri]], opp[ei]))),
+                          shape=(R, num_plan_entries))
     lp.add_constraints(f"deviation_p{player + 1}", [(v, v_matrix), (xi, xi_dev)], ">=", 0.0)
     # obedience rows: v[t, scope] − Σ_{obeying s} Σ_τ U_i[s, τ] ξ[s ⊕ τ] ≤ 0
     top = _find(v_key, np.arange(T) * (m + 1) + trig.scope, "v variables")
@@ -422,8 +425,8 @@ def _add_trigger_rows(lp: LinearProgram, sf: SequenceForm, space: CorrelationPla
         ob_s = scope_s
     ob_t, ob_seq = ti, ob_s[ri]
     oi, ei = _join(ob_seq, own)
-    xi_obey = sp.csr_array((-val[ei], (ob_t[oi], pair_pos(own[ei], opp[ei]))),
-                           shape=(T, space.num_pairs))
+    xi_obey = sp.csr_array((-val[ei], (ob_t[oi], plan_pos(own[ei], opp[ei]))),
+                           shape=(T, num_plan_entries))
     lp.add_constraints(f"obedience_p{player + 1}", [(v, v_top), (xi, xi_obey)], "<=", 0.0,
                        labels=[f"P{player + 1} {lab}" for lab in trig.labels] if T <= 20_000
                        else None)

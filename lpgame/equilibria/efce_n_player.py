@@ -151,7 +151,14 @@ from lpgame.equilibria.correlated import (
     objective_weights,
     plan_label,
 )
-from lpgame.errors import LpgameError, OptionError, SolverError
+from lpgame.equilibria.efce_tuple_relaxation import DEFAULT_MAX_TUPLES, tuple_relaxation_bound
+from lpgame.errors import (
+    LpgameError,
+    ModelTooLargeError,
+    OptionError,
+    SolverError,
+    SolverTimeLimitError,
+)
 from lpgame.lp.highs_backend import quiet_highs
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, register_result_kind
@@ -161,6 +168,11 @@ DEFAULT_COLUMN_TOLERANCE = 1e-7
 """Reduced costs at or below this fraction of the payoff range count as non-improving."""
 DEFAULT_MAX_COLUMNS = 20_000
 DEFAULT_PENALTY = 10.0
+TUPLE_BOUND_SHARE = 0.25
+"""With a time limit, the tuple relaxation's LP gets at most this share of it (then the run goes
+on without that bound)."""
+TUPLE_BOUND_SECONDS = 120.0
+"""Without a time limit, the tuple relaxation's LP gets at most this many seconds."""
 """The elastic master's first penalty M per unit of trigger violation (objective units; both are
 in payoff units, so M is unit-free, as the two-player learner's λ₀ = 10 is)."""
 MAX_PENALTY = 1e8
@@ -961,13 +973,15 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
 # ---------------------------------------------------------------------------------------- elastic
 def _elastic_run(model: Model, start: float, main_limit: float | None, tol: float, target: float,
                  penalty: float, max_columns: int, verbose: bool, measure, scale: float,
-                 drop_after: int) -> dict:
+                 drop_after: int, initial_bound: float | None = None) -> dict:
     """The target_gap run (module docstring, "Elastic master"): one master with the slacks e at
     cost −M, the penalty M doubled by lpgame's rule, stopped at the first μ that is an ε-EFCE
-    with ε ≤ target and whose objective is within target of the smallest Lagrangian bound."""
+    with ε ≤ target and whose objective is within target of the smallest upper bound (Lagrangian,
+    or ``initial_bound``, the tuple relaxation's)."""
     history: list[dict] = []
     iterations, milp_seconds = 0, 0.0
-    upper_bound, center = None, None
+    upper_bound, center = initial_bound, None
+    lagrangian_bound = None          # the smallest Lagrangian bound; ``center`` is its duals
     # no bounding round while alternation finds columns before this (early duals give slow
     # MILPs and useless bounds: 35 s and a bound of 1 183 against an objective of 4.1 on L3132)
     next_bound_at = start + (ELASTIC_FIRST_BOUND * main_limit if main_limit is not None
@@ -1109,8 +1123,9 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
             plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, milp_limit)
             milp_seconds += time.perf_counter() - t_m
             bound = upper - k_y if np.isfinite(upper) else None
-            if bound is not None and (upper_bound is None or bound < upper_bound):
-                upper_bound, center = bound, y.copy()
+            if bound is not None and (lagrangian_bound is None or bound < lagrangian_bound):
+                lagrangian_bound, center = bound, y.copy()
+                upper_bound = bound if upper_bound is None else min(upper_bound, bound)
             true_rc = model.evaluate(tuples, coefs, const, plans) if plans is not None else -np.inf
             history.append({"iteration": iterations, "phase": "elastic",
                             "columns": len(model.columns), "master": z,
@@ -1149,6 +1164,25 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
 
 
 # ---------------------------------------------------------------------------------------- solve
+def _tuple_bound(sf: SequenceForm, w: np.ndarray, wanted: bool, max_tuples: int,
+                 time_limit: float | None, verbose: bool) -> dict:
+    """The tuple relaxation's upper bound (:mod:`lpgame.equilibria.efce_tuple_relaxation`) as a
+    report: ``upper_bound`` (None when not computed) and why not, tuples, seconds."""
+    if not wanted:
+        return {"upper_bound": None, "skipped": "tuple_bound=False"}
+    t0 = time.perf_counter()
+    limit = TUPLE_BOUND_SECONDS if time_limit is None else TUPLE_BOUND_SHARE * time_limit
+    try:
+        found = tuple_relaxation_bound(sf, w, time_limit=limit, max_tuples=max_tuples)
+    except (ModelTooLargeError, SolverTimeLimitError, SolverError) as exc:
+        return {"upper_bound": None, "skipped": f"{type(exc).__name__}: {exc}",
+                "seconds": time.perf_counter() - t0}
+    if verbose:
+        print(f"[efce cg] tuple relaxation bound {found.upper_bound:.6g} ({found.tuples} tuples, "
+              f"{found.seconds:.2f}s)", file=sys.stderr, flush=True)
+    return {"upper_bound": found.upper_bound, "tuples": found.tuples, "seconds": found.seconds}
+
+
 def _price_by_alternation(model: Model, duals, mu: np.ndarray, phase: int,
                           tol: float) -> tuple[tuple, int]:
     """The reduced cost's monomials at ``duals``, and the columns alternation adds from the
@@ -1170,7 +1204,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE,
                                  exact: bool = False, players: int | None = None,
                                  verbose: bool = False, target_gap: float | None = None,
-                                 penalty: float = DEFAULT_PENALTY
+                                 penalty: float = DEFAULT_PENALTY, tuple_bound: bool = True,
+                                 max_tuples: int = DEFAULT_MAX_TUPLES
                                  ) -> ColumnGenerationCorrelatedResult:
     """An optimal EFCE of ``game`` (any number of players) by column generation (module docstring).
 
@@ -1183,6 +1218,10 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     |Lagrangian upper bound − objective| are both at most ``target_gap``·R: μ is then an ε-EFCE
     (ε = its measured ``gap``), not an exact EFCE (module docstring). ``penalty``: the elastic
     master's first M (objective units per unit of trigger violation; doubled by the run).
+    ``tuple_bound``: first solve the relaxation over relevant sequence tuples
+    (:mod:`lpgame.equilibria.efce_tuple_relaxation`, at most ``max_tuples`` tuples and
+    ``TUPLE_BOUND_SHARE`` of the time limit); its optimum is an upper bound beside the Lagrangian
+    ones.
     """
     start = time.perf_counter()
     sf = compile_game(game)
@@ -1206,6 +1245,11 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             or not 0 < float(penalty) < np.inf):
         raise OptionError(f"penalty (the elastic master's first M) must be a positive finite "
                           f"number; got {penalty!r}")
+    if not isinstance(tuple_bound, bool):
+        raise OptionError(f"tuple_bound must be True or False; got {tuple_bound!r}")
+    if (not isinstance(max_tuples, numbers.Integral) or isinstance(max_tuples, bool)
+            or max_tuples < 1):
+        raise OptionError(f"max_tuples must be a positive integer; got {max_tuples!r}")
     w = objective_weights(objective, n)
     payoffs = sf.terminal_payoffs
     scale = float(payoffs.max() - payoffs.min()) if payoffs.size else 1.0
@@ -1214,6 +1258,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     target = None if target_gap is None else float(target_gap) * scale
     model = Model(sf, w)
     built = time.perf_counter()
+    relaxation = _tuple_bound(sf, w, tuple_bound, max_tuples, time_limit, verbose)
+    built_bound = relaxation.get("upper_bound")
 
     main_limit = None if time_limit is None else time_limit * (1.0 - BOUND_RESERVE)
 
@@ -1228,7 +1274,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     first, _ = model.alternate(t0, c0, 0.0, first)
     model.add(first, 1)
     phase, status = 1, None
-    upper_bound, history, iterations = None, [], 0
+    upper_bound, history, iterations = built_bound, [], 0
+    lagrangian_bound = None          # the smallest Lagrangian bound; ``center`` is its duals
     mu, z, e, upper = None, None, None, np.inf
     milp_seconds = 0.0
     last_phase2 = None
@@ -1263,7 +1310,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     elastic_run = None
     if elastic:
         elastic_run = _elastic_run(model, start, main_limit, tol, target, float(penalty),
-                                   max_columns, verbose, measure, scale, ELASTIC_DROP_AFTER)
+                                   max_columns, verbose, measure, scale, ELASTIC_DROP_AFTER,
+                                   built_bound)
         status, upper_bound = elastic_run["status"], elastic_run["upper_bound"]
         history, iterations = elastic_run["history"], elastic_run["iterations"]
         milp_seconds, e, phase = elastic_run["milp_seconds"], elastic_run["violation"], "elastic"
@@ -1297,6 +1345,9 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             continue
         if not cuts and phase == 2:
             last_phase2 = (z, mu.copy(), duals)
+            # a phase-2 master is an EFCE: its value against the smallest bound so far
+            history.append({"iteration": iterations, "event": "master", "master": z,
+                            "upper_bound": upper_bound, "seconds": time.perf_counter() - start})
             if upper_bound is not None and upper_bound - z <= tol:
                 status = "optimal"
                 break
@@ -1347,8 +1398,9 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                 print(f"[efce cg] bounding MILP {time.perf_counter() - t_m:.2f}s",
                       file=sys.stderr, flush=True)
             bound = max(z, upper - k_y) if np.isfinite(upper) else None
-            if bound is not None and (upper_bound is None or bound < upper_bound):
-                upper_bound, center = bound, y.copy()
+            if bound is not None and (lagrangian_bound is None or bound < lagrangian_bound):
+                lagrangian_bound, center = bound, y.copy()
+                upper_bound = bound if upper_bound is None else min(upper_bound, bound)
             true_rc = model.evaluate(tuples, coefs, const, plans) if plans is not None else -np.inf
             history.append({"iteration": iterations, "phase": 2, "columns": len(model.columns),
                             "master": z, "smoothing": alpha, "oracle_value": true_rc,
@@ -1405,7 +1457,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
              "master_objective": z, "columns": k_cols, "iterations": iterations,
              "payoff_range": scale, "column_tolerance": column_tolerance,
              "target_gap": target_gap,
-             "cuts": model.num_cuts, "milp_seconds": milp_seconds, "history": history}
+             "cuts": model.num_cuts, "milp_seconds": milp_seconds, "history": history,
+             "tuple_relaxation": relaxation}
     if phase == 1:
         extra["violation"] = e
     if elastic:
@@ -1434,7 +1487,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         size={"rows": int(model._highs.getNumRow()), "cols": int(model._highs.getNumCol()),
               "nnz": int(model._highs.getNumNz()), "joint_plan_columns": k_cols},
         solver={"name": "HiGHS (master LP) + HiGHS MILP (pricing)", "status": status},
-        seconds={"build": built - start, "solve": end_solve - built, "milp": milp_seconds,
+        seconds={"build": built - start, "tuple_bound": relaxation.get("seconds", 0.0),
+                 "solve": end_solve - built, "milp": milp_seconds,
                  "check": end - end_solve, "total": end - start},
         distribution=distribution, gap_detail=check.to_dict(), extra=extra)
 
@@ -1444,6 +1498,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                  max_columns: int = DEFAULT_MAX_COLUMNS,
                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE, exact_gap: bool = False,
                  target_gap: float | None = None, penalty: float = DEFAULT_PENALTY,
+                 tuple_bound: bool = True, max_tuples: int = DEFAULT_MAX_TUPLES,
                  **_solver_options) -> ColumnGenerationCorrelatedResult:
     if method not in (None, "column_generation"):
         raise OptionError(f"efce with method={method!r} takes two-player games; for three or more "
@@ -1454,7 +1509,8 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                                         max_columns=max_columns,
                                         column_tolerance=column_tolerance,
                                         exact=exact or bool(exact_gap), target_gap=target_gap,
-                                        penalty=penalty)
+                                        penalty=penalty, tuple_bound=tuple_bound,
+                                        max_tuples=max_tuples)
 
 
 register(Concept(
@@ -1485,6 +1541,13 @@ register(Concept(
         Option("penalty", float, DEFAULT_PENALTY,
                "column generation with target_gap: the elastic master's first penalty M per "
                "unit of trigger violation (doubled by the run when too small)"),
+        Option("tuple_bound", bool, True,
+               "column generation: first solve the relaxation over relevant sequence tuples "
+               "(lpgame.equilibria.efce_tuple_relaxation); its optimum is an upper bound beside "
+               "the Lagrangian ones"),
+        Option("max_tuples", int, DEFAULT_MAX_TUPLES,
+               "column generation: the tuple relaxation is skipped above this many relevant "
+               "sequence tuples"),
         Option("exact_gap", bool, False, "also compute the returned distribution's EFCE gap in "
                "rational arithmetic (the distribution itself is the LP's floats)"),
     ),
