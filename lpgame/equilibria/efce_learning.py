@@ -298,8 +298,9 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
             f"{sf.game.name}: optimal EFCE by learning is implemented for two players; the game "
             f"has {sf.num_players}. The thesis's three-player rows use the correlation-plan "
             f"representation of Zhang, Farina, Celli & Sandholm (EC 2022), which the notes and "
-            f"seeds do not write out (see docs/EFCE_LEARNING.md); for a normal-form game use "
-            f"concept 'ce'")
+            f"seeds do not write out (see docs/EFCE_LEARNING.md); use method="
+            f"'column_generation' (the default for three or more players), or concept 'ce' for a "
+            f"normal-form game")
     space = CorrelationPlanSpace(sf)
     triangle_free = space.triangle_free
     chain = correlation_chain(space) if triangle_free else enumerated_chain(space, max_profiles)

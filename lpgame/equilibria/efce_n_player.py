@@ -69,8 +69,8 @@ optimal duals of smallest Σ|y| (a small LP over the cut duals): on one GL33 mas
 1 723 columns) that took the bound's distance to the master from 1.07 to 0.41 (R = 4.5). The
 run stops, certified optimal, when the smallest bound − z_RMP ≤ ``column_tolerance``·R
 (R = payoff range). At the time or column limit it returns the best phase-2 μ (or the phase-1 μ,
-labelled as not an EFCE) with its objective, the smallest Lagrangian bound seen and their
-difference.
+labelled as not an EFCE) with its objective, the smallest upper bound seen (Lagrangian, or the
+tuple relaxation's, below) and their difference.
 
 **Elastic master (target gap).** With ``target_gap`` = t (a fraction of R; default None: the
 exact two-phase run above, to ``column_tolerance``), the two phases are replaced by one elastic
@@ -119,6 +119,18 @@ measured μ with the smallest max(ε, |U − objective|), the one with the small
 labelled as partial. Column dropping (``ELASTIC_DROP_AFTER``: μ = 0 and a clearly negative reduced
 cost for that many masters; each column at most once, so it cannot cycle) is implemented but off
 by default: it did not pay (constant's docstring).
+
+**Tuple-relaxation bound** (since 2026-11-25). Before the first master, the run solves the LP of
+:mod:`lpgame.equilibria.efce_tuple_relaxation`: Prop. 9.1 over the relevant sequence *tuples*
+with the n-player von Stengel–Forges rows, a relaxation of the optimal-EFCE LP (Ξ_n ⊆ 𝒱_n), so
+its optimum U_tuple bounds the optimum. It starts the run's smallest upper bound (both modes);
+every Lagrangian bound is still computed and kept when smaller, and the Wentges centre is the
+duals of the best *Lagrangian* bound, as before. ``tuple_bound=False`` turns it off; it is skipped
+(the reason in ``extra["tuple_relaxation"]``) above ``max_tuples`` tuples or when its LP does not
+finish in ``TUPLE_BOUND_SHARE`` of the time limit (``TUPLE_BOUND_SECONDS`` without one). On K35,
+D32 and GL33 it is 0.01–0.43 % of R above the best EFCE values the runs find, where the
+Lagrangian bounds were still 0.8–18 % above after 90 s, so the elastic run meets 1 % on all nine
+of their cases (docs/efce_three_player.md, "Tuple relaxation").
 
 **Independent check.** The returned μ's EFCE gap is computed by
 :mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with
@@ -942,9 +954,10 @@ class Model:
 class ColumnGenerationCorrelatedResult(CorrelatedResult):
     """An optimal EFCE of an n-player game by column generation: a :class:`CorrelatedResult` with
     ``distribution`` over joint pure plans, and in ``extra``: ``status`` (optimal, time_limit,
-    column_limit), ``upper_bound`` (the smallest Lagrangian bound, None before any), ``bound_gap``
-    (upper bound − objective), ``columns``, ``cuts`` (trigger cuts in the master),
-    ``iterations`` and the per-phase history."""
+    column_limit), ``upper_bound`` (the smallest upper bound: Lagrangian or the tuple
+    relaxation's, None before any), ``bound_gap`` (upper bound − objective), ``tuple_relaxation``
+    (its bound, tuples and seconds, or why it was skipped), ``columns``, ``cuts`` (trigger cuts in
+    the master), ``iterations`` and the per-phase history."""
 
     kind = "correlated_column_generation"
 
