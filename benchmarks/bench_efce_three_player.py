@@ -12,7 +12,7 @@ not finished). Objectives: maximise P1, P2 or P3's utility, as Table 10.1 does f
 zero-sum games (notes/farina-thesis.md §3.4).
 
 Columns: game (Farina's names; sizes are Table A.1's, tests/test_catalog_sizes.py), objective,
-status (optimal = the MILP oracle certified the optimum: Lagrangian upper bound − objective ≤
+status (optimal = the MILP oracle certified the optimum: upper bound − objective ≤
 10⁻⁷·R; time_limit = a labelled partial answer), seconds (to the optimum, or the limit), the
 objective Σ w·u of the returned μ, the best upper bound (the tuple relaxation's optimum, or a
 Lagrangian bound when smaller; ``--no-tuple-bound``: Lagrangian only), their difference relative to

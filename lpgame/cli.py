@@ -415,8 +415,9 @@ def _add_concept_flags(p: argparse.ArgumentParser) -> None:
                         "describes each)")
     for name, (flag, is_bool, helps) in sorted(_option_flags().items()):
         text = "; ".join(helps)
-        if is_bool:
-            p.add_argument(flag, dest=name, action="store_true", default=None, help=text)
+        if is_bool:     # --flag / --no-flag: options whose default is True can be turned off
+            p.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None,
+                           help=text)
         else:
             p.add_argument(flag, dest=name, default=None, metavar=name.upper(), help=text)
 

@@ -562,3 +562,16 @@ def test_bad_tuple_bound_options_are_refused(option, bad):
         solve_efce_column_generation(game, **{option: bad})
     with pytest.raises(OptionError, match=option):
         lpgame.solve(game, concept="efce", **{option: bad})
+
+
+def test_cli_turns_the_tuple_bound_off_and_refuses_bad_max_tuples(capsys):
+    """Boolean options are --flag / --no-flag on the command line, so an option whose default is
+    True (tuple_bound) can be turned off there; a bad --max-tuples is one error line, exit 2."""
+    assert main(["solve", "kuhn_poker", "players=3", "cards=3", "--concept", "efce",
+                 "--no-tuple-bound", "--json", "-", "--quiet"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["tuple_relaxation"] == {"upper_bound": None, "skipped": "tuple_bound=False"}
+    assert main(["solve", "kuhn_poker", "players=3", "cards=3", "--concept", "efce",
+                 "--max-tuples", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lpgame: error:") and "max_tuples" in err[0]

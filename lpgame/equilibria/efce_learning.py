@@ -108,11 +108,11 @@ LAMBDA_SCHEDULES = ("adaptive", "fixed", "growing")
 DEFAULT_MULTIPLIER = 10.0
 MAX_LISTED_PLAN_ENTRIES = 20_000
 DEFAULT_MAX_LP_PAIRS = 200_000
+"""Games with a triangle: the largest number of pairs for which the upper bound is certified by
+HiGHS over 𝒱 (triangle-free games use the chain's dual, at any size)."""
 LAMBDA_SEARCH = (-3, -2, -1, 0, 1, 2, 3)
 """The certified bound is evaluated at λ·2^k for these k (same deviator points) and the smallest
 is certified: each is a valid bound, and U(λ) is convex in λ."""
-"""Games with a triangle: the largest number of pairs for which the upper bound is certified by
-HiGHS over 𝒱 (triangle-free games use the chain's dual, at any size)."""
 
 
 @register_result_kind

@@ -180,13 +180,13 @@ DEFAULT_COLUMN_TOLERANCE = 1e-7
 """Reduced costs at or below this fraction of the payoff range count as non-improving."""
 DEFAULT_MAX_COLUMNS = 20_000
 DEFAULT_PENALTY = 10.0
+"""The elastic master's first penalty M per unit of trigger violation (objective units; both are
+in payoff units, so M is unit-free, as the two-player learner's λ₀ = 10 is)."""
 TUPLE_BOUND_SHARE = 0.25
 """With a time limit, the tuple relaxation's LP gets at most this share of it (then the run goes
 on without that bound)."""
 TUPLE_BOUND_SECONDS = 120.0
 """Without a time limit, the tuple relaxation's LP gets at most this many seconds."""
-"""The elastic master's first penalty M per unit of trigger violation (objective units; both are
-in payoff units, so M is unit-free, as the two-player learner's λ₀ = 10 is)."""
 MAX_PENALTY = 1e8
 """The elastic master's penalty is not doubled past this (the LP's numerics)."""
 ELASTIC_DROP_AFTER = 0
@@ -1228,7 +1228,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     rows asks for 3). ``exact=True`` also computes the returned μ's gap in rational arithmetic.
     ``target_gap`` (a fraction of the payoff range R in (0, 1)): solve the elastic master
     instead of the two phases and stop, status ``target_gap``, once μ's measured EFCE gap and
-    |Lagrangian upper bound − objective| are both at most ``target_gap``·R: μ is then an ε-EFCE
+    |upper bound − objective| are both at most ``target_gap``·R: μ is then an ε-EFCE
     (ε = its measured ``gap``), not an exact EFCE (module docstring). ``penalty``: the elastic
     master's first M (objective units per unit of trigger violation; doubled by the run).
     ``tuple_bound``: first solve the relaxation over relevant sequence tuples
@@ -1548,7 +1548,7 @@ register(Concept(
                "count as non-improving"),
         Option("target_gap", float, None,
                "column generation: solve the elastic (penalty) master and stop (status "
-               "target_gap) at an ε-EFCE whose measured gap ε and |Lagrangian upper bound − "
+               "target_gap) at an ε-EFCE whose measured gap ε and |upper bound − "
                "objective| are both at most this fraction of the payoff range (default: the "
                "exact two-phase run to column_tolerance)"),
         Option("penalty", float, DEFAULT_PENALTY,

@@ -45,6 +45,7 @@ player), then expanded to action tuples; nothing is built entry by entry.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -279,8 +280,6 @@ def tuple_relaxation_bound(sf: SequenceForm, objective="welfare",
     """Solve the relaxation with HiGHS's interior-point method; U in the game's payoff units.
     Raises :class:`~lpgame.errors.ModelTooLargeError` over ``max_tuples`` tuples and
     :class:`~lpgame.errors.SolverTimeLimitError` past ``time_limit``."""
-    import time
-
     start = time.perf_counter()
     space = TupleSpace(sf, max_tuples)
     lp = tuple_relaxation_lp(sf, objective, space)
