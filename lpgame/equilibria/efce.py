@@ -374,15 +374,16 @@ def correlation_plan_lp(sf: SequenceForm, concept: str = "efce", objective="welf
 
 
 def add_trigger_rows(lp: LinearProgram, tree: PlayerTree, xi, num_plan_entries: int, player: int,
-                     trig: Triggers, payoff_entries: tuple, plan_pos) -> None:
+                     trig: Triggers, payoff_entries: tuple, plan_pos) -> np.ndarray:
     """Player ``player``'s deviation and obedience rows (module docstring) over the plan variables
     ``xi``. ``payoff_entries`` = (own sequence, the others' part, Σ p_c u_i) per nonzero payoff;
     ``plan_pos(own_sequences, others)`` gives the plan entry of each combination (a relevant
-    pair here, a relevant tuple in :mod:`lpgame.equilibria.efce_tuple_relaxation`)."""
+    pair here, a relevant tuple in :mod:`lpgame.equilibria.efce_tuple_relaxation`).
+    Returns the decision node j' of each v[t, j'] variable (in the block's order)."""
     n, m = tree.num_sequences, tree.num_infosets
     T = trig.scope.size
     if T == 0:
-        return
+        return np.zeros(0, dtype=np.int64)
     # v variables: (trigger, decision node at or below its scope)
     scope_j, below_j = tree.infoset_scope_members()
     ti, ri = _join(trig.scope, scope_j)
@@ -430,6 +431,7 @@ def add_trigger_rows(lp: LinearProgram, tree: PlayerTree, xi, num_plan_entries: 
     lp.add_constraints(f"obedience_p{player + 1}", [(v, v_top), (xi, xi_obey)], "<=", 0.0,
                        labels=[f"P{player + 1} {lab}" for lab in trig.labels] if T <= 20_000
                        else None)
+    return v_j
 
 
 # ---------------------------------------------------------------------------------------- realisability
