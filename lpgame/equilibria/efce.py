@@ -113,6 +113,18 @@ def _find(sorted_keys: np.ndarray, keys: np.ndarray, what: str) -> np.ndarray:
     return pos
 
 
+def connected_node_keys(nodes_a: np.ndarray, real_a: int, nodes_b: np.ndarray,
+                        real_b: int) -> np.ndarray:
+    """The connected pairs of real decision nodes of two players, as sorted keys
+    j_a·(real_b + 1) + j_b. ``nodes_a``/``nodes_b``: (leaves, depth) arrays of the decision nodes
+    on each leaf's way (−1 padded, virtual root = ``real_a``/``real_b``): two nodes are connected
+    when one leaf's path passes through both (module docstring)."""
+    ra, ca = np.nonzero((nodes_a >= 0) & (nodes_a < real_a))
+    rb, cb = np.nonzero((nodes_b >= 0) & (nodes_b < real_b))
+    li, ri = _join(ra, rb)
+    return unique(nodes_a[ra[li], ca[li]] * (real_b + 1) + nodes_b[rb[ri], cb[ri]])
+
+
 @dataclass
 class PlayerTree:
     """One player's sequences with a virtual root decision node ``m`` (= number of infosets)
@@ -195,12 +207,8 @@ class CorrelationPlanSpace:
         self.n2 = n2
         # connected decision nodes: pairs of real ancestor nodes of the leaves' sequence pairs
         leaf_pairs = unique(sf.terminal_sequences[:, 0] * n2 + sf.terminal_sequences[:, 1])
-        a1 = t1.ancestor_infosets[leaf_pairs // n2]
-        a2 = t2.ancestor_infosets[leaf_pairs % n2]
-        r1, c1 = np.nonzero((a1 >= 0) & (a1 < m1))
-        r2, c2 = np.nonzero((a2 >= 0) & (a2 < m2))
-        li, ri = _join(r1, r2)
-        keys = unique(a1[r1[li], c1[li]] * (m2 + 1) + a2[r2[ri], c2[ri]])
+        keys = connected_node_keys(t1.ancestor_infosets[leaf_pairs // n2], m1,
+                                   t2.ancestor_infosets[leaf_pairs % n2], m2)
         self.connected = np.stack([keys // (m2 + 1), keys % (m2 + 1)], axis=1)
         # relevant pairs: (∅, ·), (·, ∅), and every action pair of connected decision nodes
         j1, j2 = self.connected[:, 0], self.connected[:, 1]

@@ -61,7 +61,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.equilibria.correlated import objective_weights
-from lpgame.equilibria.efce import PlayerTree, _find, _join, add_trigger_rows, triggers
+from lpgame.equilibria.efce import (
+    PlayerTree,
+    _find,
+    add_trigger_rows,
+    connected_node_keys,
+    triggers,
+)
 from lpgame.errors import ModelTooLargeError
 from lpgame.lp import LinearProgram, solve_lp
 from lpgame.lp.dual_bound import weak_duality_bound
@@ -111,12 +117,8 @@ class TupleSpace:
     # ------------------------------------------------------------------ building
     def _connections(self, a: int, b: int, leaf_nodes: list) -> _Connections:
         ta, tb = self.trees[a], self.trees[b]
-        width = tb.num_infosets + 1
-        na, nb = leaf_nodes[a], leaf_nodes[b]
-        ra, ca = np.nonzero((na >= 0) & (na < ta.num_infosets))
-        rb, cb = np.nonzero((nb >= 0) & (nb < tb.num_infosets))
-        li, ri = _join(ra, rb)
-        return _Connections(unique(na[ra[li], ca[li]] * width + nb[rb[ri], cb[ri]]), width)
+        return _Connections(connected_node_keys(leaf_nodes[a], ta.num_infosets, leaf_nodes[b],
+                                                tb.num_infosets), tb.num_infosets + 1)
 
     def _infoset_tuples(self, links: dict, max_tuples: int) -> np.ndarray:
         """(T, n) decision-node tuples, pairwise connected; the virtual root m_i stands for ∅."""
