@@ -317,6 +317,11 @@ def best_pure_plan(tree: OwnTree, coef: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 # ---------------------------------------------------------------------------------------- model
+def _column_key(plans) -> bytes:
+    """A joint pure plan's identity: its players' int8 plans, joined (the master's column set)."""
+    return b"|".join(np.asarray(p, np.int8).tobytes() for p in plans)
+
+
 class _MasterTimeLimitError(Exception):
     """The restricted master LP reached the run's time limit."""
 
@@ -439,7 +444,7 @@ class Model:
         return cost, hs, obeys
 
     def add(self, plans: list[np.ndarray], phase: int) -> bool:
-        key = b"|".join(np.asarray(p, np.int8).tobytes() for p in plans)
+        key = _column_key(plans)
         if key in self.keys:
             return False
         self.keys.add(key)
@@ -491,8 +496,8 @@ class Model:
 
     def droppable(self) -> np.ndarray:
         """Mask over the columns: never dropped before."""
-        return np.array([b"|".join(p.tobytes() for p in c) not in self.dropped_keys
-                         for c in self.columns], dtype=bool)
+        return np.array([_column_key(c) not in self.dropped_keys for c in self.columns],
+                        dtype=bool)
 
     def drop_columns(self, drop: np.ndarray) -> np.ndarray:
         """Remove the μ columns where ``drop`` (a mask over the columns) from the master and the
@@ -508,7 +513,7 @@ class Model:
                 grow.data[:kept.shape[0]] = kept
                 grow.size = kept.shape[0]
         for k in np.flatnonzero(drop):
-            key = b"|".join(p.tobytes() for p in self.columns[k])
+            key = _column_key(self.columns[k])
             self.keys.discard(key)
             self.dropped_keys.add(key)
         self.columns = [c for c, k in zip(self.columns, keep) if k]

@@ -193,8 +193,7 @@ def _compile(rules, memory_limit: int | None) -> CompiledTreeIndex:
     seq1 = np.broadcast_to(1 + 2 * q[:, :, None] + np.arange(2), shape)
     sequences = np.stack([seq0.ravel(), seq1.ravel()], axis=1)
     table, float_table = _payoff_table(rules)
-    floats = np.array(float_table).reshape(N + 1, 1, K,
-                                                                                     2, 2)
+    floats = np.array(float_table).reshape(N + 1, 1, K, 2, 2)
     payoffs = np.broadcast_to(floats, shape + (2,)).reshape(-1, 2)
 
     def exact_data():
