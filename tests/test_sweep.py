@@ -139,6 +139,37 @@ def test_a_csv_line_cut_by_a_kill_is_dropped_and_appending_goes_on_cleanly(tmp_p
     assert [r["N"] for r in rows] == [2, 3, 4, 5] and rows[-1]["value"] == -0.2
 
 
+def test_a_parquet_table_read_while_a_sweep_rewrites_it_is_always_whole(tmp_path):
+    """A sweep rewrites its .parquet after every row (a temporary file renamed over it), and
+    its progress is read while it runs (the cluster test's resume, a user watching). Every read
+    returns a complete table: reading by path had pyarrow open the file twice, and a rename in
+    between failed about half the reads ("Page was smaller than expected")."""
+    import threading
+
+    path = tmp_path / "t.parquet"
+    columns = columns_for(["N"])
+    writer = TableWriter(path, columns)
+    done = threading.Event()
+
+    def rewrite():
+        n = 0
+        while not done.is_set():
+            n += 1
+            if n % 40 == 0:
+                writer.rows.clear()
+            writer.append({"point": f"g N={n}", "N": n, "status": "solved", "value": -1 / n,
+                           "error": "x" * (n % 13)})
+
+    thread = threading.Thread(target=rewrite, daemon=True)
+    thread.start()
+    try:
+        sizes = [len(read_table(path)) for _ in range(400)]
+    finally:
+        done.set()
+        thread.join()
+    assert max(sizes) > 0
+
+
 def test_table_formats_are_checked():
     with pytest.raises(OptionError, match=r"\.csv or \.parquet"):
         TableWriter("table.xlsx", columns_for([]))

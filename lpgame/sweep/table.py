@@ -163,7 +163,11 @@ def read_table(path: str | Path) -> list[dict]:
         return []
     if kind == ".parquet":
         import pyarrow.parquet as pq
-        return pq.read_table(path).to_pylist()
+        # from one open file: given the path, pyarrow opens it more than once (footer, then
+        # pages), and a running sweep's os.replace in between mixes two versions ("Page was
+        # smaller than expected"); an open handle keeps the one version it opened
+        with open(path, "rb") as fh:
+            return pq.read_table(fh).to_pylist()
     text = path.read_text(encoding="utf-8")
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]       # a last line cut by a kill
