@@ -990,6 +990,71 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
 
 
 # ---------------------------------------------------------------------------------------- elastic
+@dataclass
+class _Bounds:
+    """The run's upper bounds (module docstring, "Bounds and stopping"): ``upper``, the smallest
+    of all (the tuple relaxation's and every Lagrangian one); ``lagrangian``, the smallest
+    Lagrangian bound, and ``center``, its duals (the Wentges centre)."""
+
+    upper: float | None
+    lagrangian: float | None = None
+    center: np.ndarray | None = None
+    milp_seconds: float = 0.0
+
+    def offer(self, bound: float | None, duals: np.ndarray) -> None:
+        """Keep a Lagrangian ``bound`` found at ``duals`` when it is the smallest so far."""
+        if bound is None or (self.lagrangian is not None and bound >= self.lagrangian):
+            return
+        self.lagrangian, self.center = bound, duals.copy()
+        self.upper = bound if self.upper is None else min(self.upper, bound)
+
+
+def _bounding_round(model: Model, bounds: _Bounds, z: float, duals: np.ndarray, monomials: tuple,
+                    milp_limit: float | None, small_limit: float | None, *, penalty: float | None,
+                    floor: float | None, tol: float, added: bool, reference: float,
+                    within: float, history: list, entry: dict, start: float,
+                    verbose: bool) -> tuple[bool, bool]:
+    """One bounding round of phase 2 or of the elastic run (module docstring, "Bounds and
+    stopping"): price at duals halfway to the master's smallest-|y| optimal duals
+    (:meth:`Model.small_duals`, with the elastic ``penalty``), then run the MILP at those duals
+    smoothed towards ``bounds.center`` by each factor of ``SMOOTHING`` in turn (Wentges). Every
+    MILP's dual bound, minus the constant, is a Lagrangian bound, maxed with ``floor`` (phase 2's
+    master value; None in the elastic run, whose master value bounds nothing) and offered to
+    ``bounds``. A column is added only when it improves at the (unsmoothed) duals. The round
+    stops at an added column (or at once when ``added``: alternation already added one), when
+    the smallest bound is within ``within`` of ``reference`` (the run's stopping rule), or at a
+    MILP that did not finish. Each MILP is logged in ``history`` as ``entry`` and its outcome
+    (seconds since ``start``). Returns (a column was added, the last MILP finished)."""
+    small = model.small_duals(z, small_limit, penalty)
+    if small is not None:                          # halfway to the smallest optimal duals
+        duals = 0.5 * small + 0.5 * duals
+        monomials = model.monomials(duals, 2)
+    tuples, coefs, const = monomials
+    proved = False
+    for alpha in SMOOTHING if bounds.center is not None else (0.0,):
+        y = duals if alpha == 0.0 else alpha * bounds.center + (1.0 - alpha) * duals
+        t_y, c_y, k_y = monomials if alpha == 0.0 else model.monomials(y, 2)
+        t_m = time.perf_counter()
+        plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, milp_limit)
+        bounds.milp_seconds += time.perf_counter() - t_m
+        bound = None
+        if np.isfinite(upper):
+            bound = upper - k_y if floor is None else max(floor, upper - k_y)
+        bounds.offer(bound, y)
+        true_rc = model.evaluate(tuples, coefs, const, plans) if plans is not None else -np.inf
+        history.append({**entry, "smoothing": alpha, "oracle_value": true_rc,
+                        "oracle_upper": upper, "bound": bound, "proved": proved,
+                        "seconds": time.perf_counter() - start})
+        if verbose:
+            print(f"[efce cg] bounding at alpha {alpha}: bound {bound} "
+                  f"({time.perf_counter() - t_m:.2f}s)", file=sys.stderr, flush=True)
+        if true_rc > tol and model.add(plans, 2) or added:
+            return True, proved
+        if bounds.upper is not None and abs(bounds.upper - reference) <= within or not proved:
+            break
+    return False, proved
+
+
 def _elastic_run(model: Model, start: float, main_limit: float | None, tol: float, target: float,
                  penalty: float, max_columns: int, verbose: bool, measure, scale: float,
                  drop_after: int, initial_bound: float | None = None) -> dict:
@@ -998,9 +1063,8 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
     with ε ≤ target and whose objective is within target of the smallest upper bound (Lagrangian,
     or ``initial_bound``, the tuple relaxation's)."""
     history: list[dict] = []
-    iterations, milp_seconds = 0, 0.0
-    upper_bound, center = initial_bound, None
-    lagrangian_bound = None          # the smallest Lagrangian bound; ``center`` is its duals
+    iterations = 0
+    bounds = _Bounds(initial_bound)
     # no bounding round while alternation finds columns before this (early duals give slow
     # MILPs and useless bounds: 35 s and a bound of 1 183 against an objective of 4.1 on L3132)
     next_bound_at = start + (ELASTIC_FIRST_BOUND * main_limit if main_limit is not None
@@ -1023,12 +1087,12 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         within target of the smallest bound; it stops the run when its gap is within target too
         (Checkpoint.score of the two-player learner: max(gap, |U − objective|) ≤ target)."""
         nonlocal best
-        if upper_bound is None or abs(upper_bound - model_objective(mu_)) > target:
+        if bounds.upper is None or abs(bounds.upper - model_objective(mu_)) > target:
             return False, None
         obj_, gap_ = measure(mu_)
-        score = max(gap_, abs(upper_bound - obj_))
+        score = max(gap_, abs(bounds.upper - obj_))
         history.append({"iteration": iterations, "event": "check", "master": z_,
-                        "objective": obj_, "measured_gap": gap_, "upper_bound": upper_bound,
+                        "objective": obj_, "measured_gap": gap_, "upper_bound": bounds.upper,
                         "penalty": penalty, "columns": len(model.columns),
                         "seconds": time.perf_counter() - start})
         if best is None or score <= best[0]:
@@ -1096,7 +1160,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         if verbose:
             print(f"[efce cg] it {iterations} elastic M {penalty:g} cols {len(model.columns)} "
                   f"cuts {model.num_cuts} (+{cuts}) master {z:.6g} objective "
-                  f"{model_objective(mu):.6g} e {e:.3g} bound {upper_bound} "
+                  f"{model_objective(mu):.6g} e {e:.3g} bound {bounds.upper} "
                   f"t {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
         t_part = time.perf_counter()
         stop, gap = check(mu, z)
@@ -1130,38 +1194,14 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         share = max(PERIODIC_MILP_SECONDS, PERIODIC_MILP_SHARE * (t_round - start))
         milp_limit = (left() if not added else share if left() is None
                       else min(left(), share))
-        small = model.small_duals(z, left(), penalty)
-        if small is not None:
-            duals = 0.5 * small + 0.5 * duals
-            tuples, coefs, const = model.monomials(duals, 2)
-        proved = False
-        for alpha in SMOOTHING if center is not None else (0.0,):
-            y = duals if alpha == 0.0 else alpha * center + (1.0 - alpha) * duals
-            t_y, c_y, k_y = (tuples, coefs, const) if alpha == 0.0 else model.monomials(y, 2)
-            t_m = time.perf_counter()
-            plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, milp_limit)
-            milp_seconds += time.perf_counter() - t_m
-            bound = upper - k_y if np.isfinite(upper) else None
-            if bound is not None and (lagrangian_bound is None or bound < lagrangian_bound):
-                lagrangian_bound, center = bound, y.copy()
-                upper_bound = bound if upper_bound is None else min(upper_bound, bound)
-            true_rc = model.evaluate(tuples, coefs, const, plans) if plans is not None else -np.inf
-            history.append({"iteration": iterations, "phase": "elastic",
-                            "columns": len(model.columns), "master": z,
-                            "objective": model_objective(mu), "smoothing": alpha,
-                            "oracle_value": true_rc, "oracle_upper": upper, "bound": bound,
-                            "proved": proved, "penalty": penalty,
-                            "seconds": time.perf_counter() - start})
-            if verbose:
-                print(f"[efce cg] bounding at alpha {alpha}: bound {bound} "
-                      f"({time.perf_counter() - t_m:.2f}s)", file=sys.stderr, flush=True)
-            if true_rc > tol and model.add(plans, 2) or added:
-                added = priced_since_doubling = True
-                break
-            if upper_bound is not None and abs(upper_bound - model_objective(mu)) <= target:
-                break
-            if not proved:
-                break
+        objective = model_objective(mu)
+        added, proved = _bounding_round(
+            model, bounds, z, duals, (tuples, coefs, const), milp_limit, left(),
+            penalty=penalty, floor=None, tol=tol, added=added, reference=objective,
+            within=target, history=history, start=start, verbose=verbose,
+            entry={"iteration": iterations, "phase": "elastic", "columns": len(model.columns),
+                   "master": z, "objective": objective, "penalty": penalty})
+        priced_since_doubling = priced_since_doubling or added
         next_bound_at = time.perf_counter() + BOUND_SPACING * (time.perf_counter() - t_round)
         parts["bounding"] += time.perf_counter() - t_round
         if added or cuts:
@@ -1176,8 +1216,8 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         # no column improves: the elastic master is optimal over all joint plans for this M,
         # and μ still misses the target (too much violation, or objective above the bound)
         double("elastic master optimal over all columns, target not met")
-    return {"status": status, "last": last, "best": best, "upper_bound": upper_bound,
-            "history": history, "iterations": iterations, "milp_seconds": milp_seconds,
+    return {"status": status, "last": last, "best": best, "upper_bound": bounds.upper,
+            "history": history, "iterations": iterations, "milp_seconds": bounds.milp_seconds,
             "violation": e, "penalty": penalty, "penalties": penalties, "seconds": parts,
             "dropped_columns": dropped[0]}
 
@@ -1294,11 +1334,10 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     model.add(first, 1)
     phase, status = 1, None
     upper_bound, history, iterations = built_bound, [], 0
-    lagrangian_bound = None          # the smallest Lagrangian bound; ``center`` is its duals
-    mu, z, e, upper = None, None, None, np.inf
+    bounds = _Bounds(built_bound)    # the exact run's bounds (the elastic run keeps its own)
+    mu, z, e = None, None, None
     milp_seconds = 0.0
     last_phase2 = None
-    center = None
     next_bound_at = 0.0
 
     def summarise(mu_: np.ndarray):
@@ -1366,8 +1405,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             last_phase2 = (z, mu.copy(), duals)
             # a phase-2 master is an EFCE: its value against the smallest bound so far
             history.append({"iteration": iterations, "event": "master", "master": z,
-                            "upper_bound": upper_bound, "seconds": time.perf_counter() - start})
-            if upper_bound is not None and upper_bound - z <= tol:
+                            "upper_bound": bounds.upper, "seconds": time.perf_counter() - start})
+            if bounds.upper is not None and bounds.upper - z <= tol:
                 status = "optimal"
                 break
         if len(model.columns) >= max_columns:
@@ -1379,7 +1418,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         if phase == 1:
             t_m = time.perf_counter()
             plans, value, upper, proved = model.milp_oracle(tuples, coefs, const, left())
-            milp_seconds += time.perf_counter() - t_m
+            bounds.milp_seconds += time.perf_counter() - t_m
             history.append({"iteration": iterations, "phase": 1, "columns": len(model.columns),
                             "master": z, "oracle_value": value, "oracle_upper": upper,
                             "proved": proved, "seconds": time.perf_counter() - start})
@@ -1390,56 +1429,26 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                                   f"(violation {e:.3g}); numerical trouble in the master LP")
             status = "time_limit"
             break
-        # phase 2: the MILP prices at duals smoothed towards the best-bound duals (Wentges);
-        # every dual point gives a Lagrangian bound, and a column is added only when it improves
-        # at the current duals (otherwise a mispricing: retry closer to the current duals).
-        # While alternation still finds columns, this bounding round runs only every
-        # BOUND_SPACING times its own duration, so that the bound tightens during the tail.
+        # phase 2: a bounding round (the MILP at Wentges-smoothed duals; every dual point gives a
+        # Lagrangian bound, maxed with z, since z is an EFCE's value; a column only when it
+        # improves at the current duals). While alternation still finds columns, it runs only
+        # every BOUND_SPACING times its own duration, so that the bound tightens during the tail.
+        # (|U − z| ≤ tol is U − z ≤ tol here: U ≥ the optimum ≥ z.)
         t_round = time.perf_counter()
-        added = bool(added)
-        t_small = time.perf_counter()
-        small = model.small_duals(z, left())
-        if verbose:
-            print(f"[efce cg] smallest duals {time.perf_counter() - t_small:.2f}s",
-                  file=sys.stderr, flush=True)
-        if small is not None:                  # halfway to the smallest optimal duals
-            duals = 0.5 * small + 0.5 * duals
-            tuples, coefs, const = model.monomials(duals, 2)
-        for alpha in SMOOTHING if center is not None else (0.0,):
-            y = duals if alpha == 0.0 else alpha * center + (1.0 - alpha) * duals
-            t_y, c_y, k_y = (tuples, coefs, const) if alpha == 0.0 else model.monomials(y, 2)
-            if verbose:
-                print(f"[efce cg] bounding at alpha {alpha}", file=sys.stderr, flush=True)
-            t_m = time.perf_counter()
-            plans, value, upper, proved = model.milp_oracle(t_y, c_y, k_y, left())
-            milp_seconds += time.perf_counter() - t_m
-            if verbose:
-                print(f"[efce cg] bounding MILP {time.perf_counter() - t_m:.2f}s",
-                      file=sys.stderr, flush=True)
-            bound = max(z, upper - k_y) if np.isfinite(upper) else None
-            if bound is not None and (lagrangian_bound is None or bound < lagrangian_bound):
-                lagrangian_bound, center = bound, y.copy()
-                upper_bound = bound if upper_bound is None else min(upper_bound, bound)
-            true_rc = model.evaluate(tuples, coefs, const, plans) if plans is not None else -np.inf
-            history.append({"iteration": iterations, "phase": 2, "columns": len(model.columns),
-                            "master": z, "smoothing": alpha, "oracle_value": true_rc,
-                            "oracle_upper": upper, "bound": bound, "proved": proved,
-                            "seconds": time.perf_counter() - start})
-            if true_rc > tol and model.add(plans, phase) or added:
-                added = True
-                break
-            if upper_bound is not None and upper_bound - z <= tol:
-                break
-            if not proved:
-                break
+        added, _ = _bounding_round(
+            model, bounds, z, duals, (tuples, coefs, const), left(), left(), penalty=None,
+            floor=z, tol=tol, added=bool(added), reference=z, within=tol, history=history,
+            start=start, verbose=verbose,
+            entry={"iteration": iterations, "phase": 2, "columns": len(model.columns),
+                   "master": z})
         next_bound_at = time.perf_counter() + BOUND_SPACING * (time.perf_counter() - t_round)
         if added:
             continue
-        if upper_bound is not None and upper_bound - z <= tol:
-            status = "optimal"
-        else:
-            status = "time_limit"
+        status = "optimal" if bounds.upper is not None and bounds.upper - z <= tol \
+            else "time_limit"
         break
+    if not elastic:
+        upper_bound, milp_seconds = bounds.upper, bounds.milp_seconds
     if status not in ("optimal", "target_gap") and last_phase2 is not None \
             and time_limit is not None \
             and not any(h.get("master") == last_phase2[0] and h.get("bound") is not None
