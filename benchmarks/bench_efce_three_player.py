@@ -61,15 +61,17 @@ OBJECTIVES = ("player1", "player2", "player3")
 
 
 def solve_row(game: str, params: dict, objective: str, time_limit: float,
-              target_gap: float | None = None, tuple_bound: bool = True) -> dict:
+              target_gap: float | None = None, tuple_bound: bool = True,
+              max_tuples: int | None = None) -> dict:
     """One case, in the child: the column generation's figures."""
     import lpgame
     from lpgame.equilibria.efce_n_player import solve_efce_column_generation
 
     g = lpgame.games.make(game, **params)
     note_progress(stage="solving")
+    more = {} if max_tuples is None else {"max_tuples": max_tuples}
     r = solve_efce_column_generation(g, objective=objective, time_limit=time_limit, players=3,
-                                     target_gap=target_gap, tuple_bound=tuple_bound)
+                                     target_gap=target_gap, tuple_bound=tuple_bound, **more)
     scale = r.extra["payoff_range"]
     ub = r.extra["upper_bound"]
     elastic = r.extra.get("mode") == "elastic"
@@ -127,6 +129,9 @@ def main(argv=None) -> int:
                     help="run only this objective (repeatable); default: all three")
     ap.add_argument("--no-tuple-bound", action="store_true",
                     help="without the tuple relaxation's upper bound (Lagrangian bounds only)")
+    ap.add_argument("--max-tuples", type=int, default=None,
+                    help="the tuple relaxation's size limit (default: the solver's, "
+                         "efce_tuple_relaxation.DEFAULT_MAX_TUPLES)")
     args = ap.parse_args(argv)
     objectives = args.objective or OBJECTIVES
     cases = [(label, name, params, thesis[k], obj)
@@ -138,7 +143,8 @@ def main(argv=None) -> int:
         return run_isolated("benchmarks.bench_efce_three_player:solve_row",
                             {"game": name, "params": params, "objective": obj,
                              "time_limit": args.time_limit, "target_gap": args.target_gap,
-                             "tuple_bound": not args.no_tuple_bound},
+                             "tuple_bound": not args.no_tuple_bound,
+                             "max_tuples": args.max_tuples},
                             timeout=args.time_limit * 1.5 + 120)
 
     print(f"time limit {args.time_limit:g} s per case, {args.jobs} at a time, target gap "

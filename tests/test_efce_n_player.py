@@ -31,6 +31,7 @@ from lpgame import Game, NormalFormGame
 from lpgame.analysis.n_player_correlated_gaps import n_player_efce_gap
 from lpgame.cli import main
 from lpgame.compile import compile_game
+from lpgame.equilibria.correlated import objective_weights
 from lpgame.equilibria.efce import solve_correlation_plan
 from lpgame.equilibria.efce_n_player import solve_efce_column_generation
 from lpgame.errors import ConceptMismatchError, LpgameError, OptionError
@@ -324,6 +325,29 @@ def test_time_limit_gives_a_labelled_partial_answer_with_its_measured_gap():
         assert r.extra["bound_gap"] == pytest.approx(r.extra["upper_bound"] - r.objective)
         if r.extra["phase"] == 2:
             assert r.extra["upper_bound"] >= r.objective - 1e-9
+
+
+
+@SETTINGS
+@given(game=tree_games(), objective=st.sampled_from(["welfare", "player1", "player3"]))
+def test_the_reported_bound_is_never_above_the_best_leaf(game, objective):
+    """The objective is an expectation of w·u(z), so the bound a run reports is at most the best
+    leaf's w·u (read here from the networkx tree): exactly that when the run stops before any
+    Lagrangian round and without the tuple relaxation (max_columns=1), at most that otherwise;
+    and always at least the brute-force optimal EFCE value."""
+    sf = compile_game(game)
+    w = objective_weights(objective, 3)
+    best_leaf = max(float(np.dot(w, [float(u) for u in data["payoffs"]]))
+                    for _, data in game.graph.nodes(data=True) if data["kind"] == "terminal")
+    optimum, _, _ = brute_force(sf, w)
+    stopped = solve_efce_column_generation(game, objective=objective, max_columns=1,
+                                           tuple_bound=False)
+    assert stopped.extra["status"] in ("column_limit", "optimal")
+    if stopped.extra["status"] == "column_limit":
+        assert stopped.extra["upper_bound"] == pytest.approx(best_leaf, abs=1e-12)
+    for r in (stopped, solve_efce_column_generation(game, objective=objective, target_gap=0.01,
+                                                    tuple_bound=False)):
+        assert optimum - 1e-7 <= r.extra["upper_bound"] <= best_leaf + 1e-12
 
 
 # ---------------------------------------------------------------------------- target gap

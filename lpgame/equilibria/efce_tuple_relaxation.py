@@ -75,11 +75,17 @@ from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scal
 from lpgame.sequence_form import SequenceForm
 from lpgame.sorted_keys import unique
 
-DEFAULT_MAX_TUPLES = 150_000
-"""The largest number of relevant tuples for which the relaxation is built by default. GL33 (125 182
-tuples) solves in about 3 s; L3132 (182 425 tuples, 266 197 rows) was not solved in 200 s by
-HiGHS's interior point (10 iterations), its dual simplex or Clarabel ("AlmostSolved"), and neither
-was its polytope alone by the dual simplex (docs/efce_three_player.md, "Tuple relaxation")."""
+DEFAULT_MAX_TUPLES = 250_000
+"""The largest number of relevant tuples for which the relaxation is built by default. HiGHS's
+interior point solves K35 (7 161 tuples) in under 1 s, D32 (31 125) and GL33 (125 182) in 2–3 s,
+L3132 (182 425 tuples, 266 197 rows; 63 interior-point iterations) in about 270 s with crossover
+and L3133 (230 k) in about 420 s (2 cores, one other job beside it). L3223 (797 k) is above it:
+pass ``max_tuples`` to try. Until 2026-11-25 the default was 150 000, because L3132 had not
+finished within 200 s; the column generation gives the relaxation ``TUPLE_BOUND_SHARE`` of its
+time limit, so the Leduc rows need a limit of about 20 minutes (docs/efce_three_player.md,
+"Tuple relaxation"). Crossover stays on: without it (``run_crossover`` "choose") L3132 took
+249 s, but the bound on a Battleship was 2·10⁻⁷·R above the LP's optimum instead of 10⁻¹², too
+loose for the exact run's optimality test (``column_tolerance``·R, 10⁻⁷·R)."""
 
 
 @dataclass
