@@ -996,8 +996,8 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
 @dataclass
 class _Bounds:
     """The run's upper bounds (module docstring, "Bounds and stopping"): ``upper``, the smallest
-    of all (the tuple relaxation's and every Lagrangian one); ``lagrangian``, the smallest
-    Lagrangian bound, and ``center``, its duals (the Wentges centre)."""
+    of all (the best leaf's, the tuple relaxation's, every Lagrangian one); ``lagrangian``, the
+    smallest Lagrangian bound, and ``center``, its duals (the Wentges centre)."""
 
     upper: float | None
     lagrangian: float | None = None
@@ -1023,10 +1023,10 @@ def _bounding_round(model: Model, bounds: _Bounds, z: float, duals: np.ndarray, 
     smoothed towards ``bounds.center`` by each factor of ``SMOOTHING`` in turn (Wentges). Every
     MILP's dual bound, minus the constant, is a Lagrangian bound, maxed with ``floor`` (phase 2's
     master value; None in the elastic run, whose master value bounds nothing) and offered to
-    ``bounds``. A column is added only when it improves at the (unsmoothed) duals. The round
-    stops at an added column (or at once when ``added``: alternation already added one), when
-    the smallest bound is within ``within`` of ``reference`` (the run's stopping rule), or at a
-    MILP that did not finish. Each MILP is logged in ``history`` as ``entry`` and its outcome
+    ``bounds``. A column is added only when it improves at the halfway duals (not smoothed).
+    The round stops at an added column (or at once when ``added``: alternation already added
+    one), when the smallest bound is within ``within`` of ``reference`` (the run's stopping
+    rule), or at a MILP that did not finish. Each MILP is logged in ``history`` as ``entry`` and its outcome
     (seconds since ``start``). Returns (a column was added, the last MILP finished)."""
     small = model.small_duals(z, small_limit, penalty)
     if small is not None:                          # halfway to the smallest optimal duals
