@@ -134,7 +134,9 @@ finish in ``TUPLE_BOUND_SHARE`` of the time limit (``TUPLE_BOUND_SECONDS`` witho
 D32 and GL33 it is 0.01–0.43 % of R above the best EFCE values the runs find, where the
 Lagrangian bounds ended 0.2–18 % above (90 s), so the elastic run meets 1 % on all nine of their
 cases, and the exact run certifies an exact EFCE within 1 % of the bound on all nine (D32 max P2
-to optimality) (docs/efce_three_player.md, "Tuple relaxation").
+to optimality) (docs/efce_three_player.md, "Tuple relaxation"). On L3132 its LP takes about
+270 s, so the Leduc rows need a time limit of about 20 minutes; with 1 500 s the elastic run
+meets 1 % on max P1 (353 s) and ends 2.0–2.3 % of R from the bound on max P2 and P3.
 
 **Independent check.** The returned μ's EFCE gap is computed by
 :mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with
