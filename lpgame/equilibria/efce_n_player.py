@@ -1028,8 +1028,9 @@ def _bounding_round(model: Model, bounds: _Bounds, z: float, duals: np.ndarray, 
     ``bounds``. A column is added only when it improves at the halfway duals (not smoothed).
     The round stops at an added column (or at once when ``added``: alternation already added
     one), when the smallest bound is within ``within`` of ``reference`` (the run's stopping
-    rule), or at a MILP that did not finish. Each MILP is logged in ``history`` as ``entry`` and its outcome
-    (seconds since ``start``). Returns (a column was added, the last MILP finished)."""
+    rule), or at a MILP that did not finish. Each MILP is logged in ``history`` as ``entry`` and
+    its outcome (seconds since ``start``). Returns (a column was added, the last MILP
+    finished)."""
     small = model.small_duals(z, small_limit, penalty)
     if small is not None:                          # halfway to the smallest optimal duals
         duals = 0.5 * small + 0.5 * duals
@@ -1066,7 +1067,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
     """The target_gap run (module docstring, "Elastic master"): one master with the slacks e at
     cost −M, the penalty M doubled by lpgame's rule, stopped at the first μ that is an ε-EFCE
     with ε ≤ target and whose objective is within target of the smallest upper bound (Lagrangian,
-    or ``initial_bound``, the tuple relaxation's)."""
+    or ``initial_bound``: the tuple relaxation's or the best leaf's, whichever is smaller)."""
     history: list[dict] = []
     iterations = 0
     bounds = _Bounds(initial_bound)
