@@ -327,7 +327,6 @@ def test_time_limit_gives_a_labelled_partial_answer_with_its_measured_gap():
             assert r.extra["upper_bound"] >= r.objective - 1e-9
 
 
-
 @SETTINGS
 @given(game=tree_games(), objective=st.sampled_from(["welfare", "player1", "player3"]))
 def test_the_reported_bound_is_never_above_the_best_leaf(game, objective):
