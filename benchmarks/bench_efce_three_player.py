@@ -62,14 +62,15 @@ OBJECTIVES = ("player1", "player2", "player3")
 
 def solve_row(game: str, params: dict, objective: str, time_limit: float,
               target_gap: float | None = None, tuple_bound: bool = True,
-              max_tuples: int | None = None) -> dict:
+              max_tuples: int | None = None, tuple_seconds: float | None = None) -> dict:
     """One case, in the child: the column generation's figures."""
     import lpgame
     from lpgame.equilibria.efce_n_player import solve_efce_column_generation
 
     g = lpgame.games.make(game, **params)
     note_progress(stage="solving")
-    more = {} if max_tuples is None else {"max_tuples": max_tuples}
+    more = {k: v for k, v in (("max_tuples", max_tuples), ("tuple_seconds", tuple_seconds))
+            if v is not None}
     r = solve_efce_column_generation(g, objective=objective, time_limit=time_limit, players=3,
                                      target_gap=target_gap, tuple_bound=tuple_bound, **more)
     scale = r.extra["payoff_range"]
@@ -132,6 +133,9 @@ def main(argv=None) -> int:
     ap.add_argument("--max-tuples", type=int, default=None,
                     help="the tuple relaxation's size limit (default: the solver's, "
                          "efce_tuple_relaxation.DEFAULT_MAX_TUPLES)")
+    ap.add_argument("--tuple-seconds", type=float, default=None,
+                    help="seconds for the tuple relaxation's LP (default: the solver's, a quarter "
+                         "of the time limit)")
     args = ap.parse_args(argv)
     objectives = args.objective or OBJECTIVES
     cases = [(label, name, params, thesis[k], obj)
@@ -144,7 +148,8 @@ def main(argv=None) -> int:
                             {"game": name, "params": params, "objective": obj,
                              "time_limit": args.time_limit, "target_gap": args.target_gap,
                              "tuple_bound": not args.no_tuple_bound,
-                             "max_tuples": args.max_tuples},
+                             "max_tuples": args.max_tuples,
+                             "tuple_seconds": args.tuple_seconds},
                             timeout=args.time_limit * 1.5 + 120)
 
     print(f"time limit {args.time_limit:g} s per case, {args.jobs} at a time, target gap "

@@ -578,13 +578,42 @@ def test_column_generation_reports_the_tuple_bound_and_runs_without_it():
 @pytest.mark.parametrize("option,bad", [("tuple_bound", "yes"), ("tuple_bound", 1),
                                         ("tuple_bound", None), ("max_tuples", 0),
                                         ("max_tuples", -5), ("max_tuples", 1.5),
-                                        ("max_tuples", True), ("max_tuples", "many")])
+                                        ("max_tuples", True), ("max_tuples", "many"),
+                                        ("tuple_seconds", 0), ("tuple_seconds", -1.0),
+                                        ("tuple_seconds", "60"), ("tuple_seconds", True),
+                                        ("tuple_seconds", float("nan")),
+                                        ("tuple_seconds", float("inf"))])
 def test_bad_tuple_bound_options_are_refused(option, bad):
     game = lpgame.games.make("kuhn_poker", players=3, cards=3)
     with pytest.raises(OptionError, match=option):
         solve_efce_column_generation(game, **{option: bad})
     with pytest.raises(OptionError, match=option):
         lpgame.solve(game, concept="efce", **{option: bad})
+
+
+@pytest.mark.parametrize("time_limit,tuple_seconds,given", [(100.0, None, 25.0), (100.0, 7.0, 7.0),
+                                                            (100.0, 500.0, 100.0),
+                                                            (None, None, 120.0),
+                                                            (None, 900.0, 900.0)])
+def test_the_relaxation_gets_tuple_seconds_within_the_time_limit(monkeypatch, time_limit,
+                                                                 tuple_seconds, given):
+    """The relaxation's LP gets ``tuple_seconds`` when given, never more than the run's time
+    limit, and by default a quarter of the limit (120 s without one): the limit it is called
+    with is recorded here in place of the LP."""
+    import lpgame.equilibria.efce_n_player as module
+
+    seen = []
+
+    def record(sf, w, time_limit=None, max_tuples=None):
+        seen.append(time_limit)
+        raise lpgame.errors.SolverTimeLimitError("recorded, not solved")
+
+    monkeypatch.setattr(module, "tuple_relaxation_bound", record)
+    r = solve_efce_column_generation(lpgame.games.make("kuhn_poker", players=3, cards=3),
+                                     objective="player1", time_limit=time_limit,
+                                     tuple_seconds=tuple_seconds)
+    assert seen == [pytest.approx(given)]
+    assert "SolverTimeLimitError" in r.extra["tuple_relaxation"]["skipped"]
 
 
 def test_cli_turns_the_tuple_bound_off_and_refuses_bad_max_tuples(capsys):
@@ -598,3 +627,7 @@ def test_cli_turns_the_tuple_bound_off_and_refuses_bad_max_tuples(capsys):
                  "--max-tuples", "0", "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("lpgame: error:") and "max_tuples" in err[0]
+    assert main(["solve", "kuhn_poker", "players=3", "cards=3", "--concept", "efce",
+                 "--tuple-seconds", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lpgame: error:") and "tuple_seconds" in err[0]

@@ -130,7 +130,8 @@ its optimum U_tuple bounds the optimum. It starts the run's smallest upper bound
 every Lagrangian bound is still computed and kept when smaller, and the Wentges centre is the
 duals of the best *Lagrangian* bound, as before. ``tuple_bound=False`` turns it off; it is skipped
 (the reason in ``extra["tuple_relaxation"]``) above ``max_tuples`` tuples or when its LP does not
-finish in ``TUPLE_BOUND_SHARE`` of the time limit (``TUPLE_BOUND_SECONDS`` without one). On K35,
+finish in ``tuple_seconds`` (by default ``TUPLE_BOUND_SHARE`` of the time limit,
+``TUPLE_BOUND_SECONDS`` without one). On K35,
 D32 and GL33 it is 0.01–0.43 % of R above the best EFCE values the runs find, where the
 Lagrangian bounds ended 0.2–18 % above (90 s), so the elastic run meets 1 % on all nine of their
 cases, and the exact run certifies an exact EFCE within 1 % of the bound on all nine (D32 max P2
@@ -190,9 +191,10 @@ DEFAULT_PENALTY = 10.0
 in payoff units, so M is unit-free, as the two-player learner's λ₀ = 10 is)."""
 TUPLE_BOUND_SHARE = 0.25
 """With a time limit, the tuple relaxation's LP gets at most this share of it (then the run goes
-on without that bound)."""
+on without that bound), unless ``tuple_seconds`` says otherwise."""
 TUPLE_BOUND_SECONDS = 120.0
-"""Without a time limit, the tuple relaxation's LP gets at most this many seconds."""
+"""Without a time limit, the tuple relaxation's LP gets at most this many seconds, unless
+``tuple_seconds`` says otherwise."""
 MAX_PENALTY = 1e8
 """The elastic master's penalty is not doubled past this (the LP's numerics)."""
 ELASTIC_DROP_AFTER = 0
@@ -1230,13 +1232,18 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
 
 # ---------------------------------------------------------------------------------------- solve
 def _tuple_bound(sf: SequenceForm, w: np.ndarray, wanted: bool, max_tuples: int,
-                 time_limit: float | None, verbose: bool) -> dict:
+                 time_limit: float | None, verbose: bool, seconds: float | None = None) -> dict:
     """The tuple relaxation's upper bound (:mod:`lpgame.equilibria.efce_tuple_relaxation`) as a
-    report: ``upper_bound`` (None when not computed) and why not, tuples, seconds."""
+    report: ``upper_bound`` (None when not computed) and why not, tuples, seconds. Its LP gets
+    ``seconds`` (at most the run's ``time_limit``), or by default ``TUPLE_BOUND_SHARE`` of the time
+    limit (``TUPLE_BOUND_SECONDS`` without one)."""
     if not wanted:
         return {"upper_bound": None, "skipped": "tuple_bound=False"}
     t0 = time.perf_counter()
-    limit = TUPLE_BOUND_SECONDS if time_limit is None else TUPLE_BOUND_SHARE * time_limit
+    if seconds is not None:
+        limit = seconds if time_limit is None else min(seconds, time_limit)
+    else:
+        limit = TUPLE_BOUND_SECONDS if time_limit is None else TUPLE_BOUND_SHARE * time_limit
     try:
         found = tuple_relaxation_bound(sf, w, time_limit=limit, max_tuples=max_tuples)
     except (ModelTooLargeError, SolverTimeLimitError, SolverError) as exc:
@@ -1270,7 +1277,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                                  exact: bool = False, players: int | None = None,
                                  verbose: bool = False, target_gap: float | None = None,
                                  penalty: float = DEFAULT_PENALTY, tuple_bound: bool = True,
-                                 max_tuples: int = DEFAULT_MAX_TUPLES
+                                 max_tuples: int = DEFAULT_MAX_TUPLES,
+                                 tuple_seconds: float | None = None
                                  ) -> ColumnGenerationCorrelatedResult:
     """An optimal EFCE of ``game`` (any number of players) by column generation (module docstring).
 
@@ -1284,9 +1292,10 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     (ε = its measured ``gap``), not an exact EFCE (module docstring). ``penalty``: the elastic
     master's first M (objective units per unit of trigger violation; doubled by the run).
     ``tuple_bound``: first solve the relaxation over relevant sequence tuples
-    (:mod:`lpgame.equilibria.efce_tuple_relaxation`, at most ``max_tuples`` tuples and
-    ``TUPLE_BOUND_SHARE`` of the time limit); its optimum is an upper bound beside the Lagrangian
-    ones.
+    (:mod:`lpgame.equilibria.efce_tuple_relaxation`, at most ``max_tuples`` tuples, in
+    ``tuple_seconds`` seconds, by default ``TUPLE_BOUND_SHARE`` of the time limit); its optimum is
+    an upper bound beside the Lagrangian ones. The Leduc rows need minutes for it (L3132: about
+    270 s), so ``tuple_seconds`` lets them keep the rest of a shorter limit for the columns.
     """
     start = time.perf_counter()
     sf = compile_game(game)
@@ -1315,6 +1324,11 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     if (not isinstance(max_tuples, numbers.Integral) or isinstance(max_tuples, bool)
             or max_tuples < 1):
         raise OptionError(f"max_tuples must be a positive integer; got {max_tuples!r}")
+    if tuple_seconds is not None and (not isinstance(tuple_seconds, numbers.Real)
+                                      or isinstance(tuple_seconds, bool)
+                                      or not 0 < float(tuple_seconds) < np.inf):
+        raise OptionError(f"tuple_seconds (the tuple relaxation's time) must be a positive finite "
+                          f"number of seconds or None; got {tuple_seconds!r}")
     w = objective_weights(objective, n)
     payoffs = sf.terminal_payoffs
     scale = float(payoffs.max() - payoffs.min()) if payoffs.size else 1.0
@@ -1323,7 +1337,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     target = None if target_gap is None else float(target_gap) * scale
     model = Model(sf, w)
     built = time.perf_counter()
-    relaxation = _tuple_bound(sf, w, tuple_bound, max_tuples, time_limit, verbose)
+    relaxation = _tuple_bound(sf, w, tuple_bound, max_tuples, time_limit, verbose,
+                              None if tuple_seconds is None else float(tuple_seconds))
     # the objective is an expectation of w·u(z), so its largest value over the leaves that chance
     # reaches bounds it too: the reported bound is never above it (the Lagrangian bounds of the
     # MILP's dual bound can be: 197.8 against 14 at zero duals on L3132 max P1)
@@ -1539,6 +1554,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE, exact_gap: bool = False,
                  target_gap: float | None = None, penalty: float = DEFAULT_PENALTY,
                  tuple_bound: bool = True, max_tuples: int = DEFAULT_MAX_TUPLES,
+                 tuple_seconds: float | None = None,
                  **_solver_options) -> ColumnGenerationCorrelatedResult:
     if method not in (None, "column_generation"):
         raise OptionError(f"efce with method={method!r} takes two-player games; for three or more "
@@ -1550,7 +1566,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                                         column_tolerance=column_tolerance,
                                         exact=exact or bool(exact_gap), target_gap=target_gap,
                                         penalty=penalty, tuple_bound=tuple_bound,
-                                        max_tuples=max_tuples)
+                                        max_tuples=max_tuples, tuple_seconds=tuple_seconds)
 
 
 register(Concept(
@@ -1588,6 +1604,10 @@ register(Concept(
         Option("max_tuples", int, DEFAULT_MAX_TUPLES,
                "column generation: the tuple relaxation is skipped above this many relevant "
                "sequence tuples"),
+        Option("tuple_seconds", float, None,
+               f"column generation: seconds for the tuple relaxation's LP, at most the time "
+               f"limit (default: {TUPLE_BOUND_SHARE:.0%} of the time limit, "
+               f"{TUPLE_BOUND_SECONDS:g} s without one)"),
         Option("exact_gap", bool, False, "also compute the returned distribution's EFCE gap in "
                "rational arithmetic (the distribution itself is the LP's floats)"),
     ),
