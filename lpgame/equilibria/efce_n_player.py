@@ -1065,14 +1065,14 @@ def _bounding_round(model: Model, bounds: _Bounds, z: float, duals: np.ndarray, 
 
 def _elastic_run(model: Model, start: float, main_limit: float | None, tol: float, target: float,
                  penalty: float, max_columns: int, verbose: bool, measure, scale: float,
-                 drop_after: int, initial_bound: float | None = None) -> dict:
+                 drop_after: int, bounds: _Bounds) -> dict:
     """The target_gap run (module docstring, "Elastic master"): one master with the slacks e at
     cost −M, the penalty M doubled by lpgame's rule, stopped at the first μ that is an ε-EFCE
     with ε ≤ target and whose objective is within target of the smallest upper bound (Lagrangian,
-    or ``initial_bound``: the tuple relaxation's or the best leaf's, whichever is smaller)."""
+    or the one ``bounds`` starts from: the tuple relaxation's or the best leaf's, whichever is
+    smaller); ``bounds`` is updated in place."""
     history: list[dict] = []
     iterations = 0
-    bounds = _Bounds(initial_bound)
     # no bounding round while alternation finds columns before this (early duals give slow
     # MILPs and useless bounds: 35 s and a bound of 1 183 against an objective of 4.1 on L3132)
     next_bound_at = start + (ELASTIC_FIRST_BOUND * main_limit if main_limit is not None
@@ -1224,10 +1224,9 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         # no column improves: the elastic master is optimal over all joint plans for this M,
         # and μ still misses the target (too much violation, or objective above the bound)
         double("elastic master optimal over all columns, target not met")
-    return {"status": status, "last": last, "best": best, "upper_bound": bounds.upper,
-            "history": history, "iterations": iterations, "milp_seconds": bounds.milp_seconds,
-            "violation": e, "penalty": penalty, "penalties": penalties, "seconds": parts,
-            "dropped_columns": dropped[0]}
+    return {"status": status, "last": last, "best": best, "history": history,
+            "iterations": iterations, "violation": e, "penalty": penalty, "penalties": penalties,
+            "seconds": parts, "dropped_columns": dropped[0]}
 
 
 # ---------------------------------------------------------------------------------------- solve
@@ -1360,10 +1359,9 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     first, _ = model.alternate(t0, c0, 0.0, first)
     model.add(first, 1)
     phase, status = 1, None
-    upper_bound, history, iterations = built_bound, [], 0
-    bounds = _Bounds(built_bound)    # the exact run's bounds (the elastic run keeps its own)
+    history, iterations = [], 0
+    bounds = _Bounds(built_bound)    # either run's bounds, and its MILP seconds
     mu, z, e = None, None, None
-    milp_seconds = 0.0
     last_phase2 = None
     next_bound_at = 0.0
 
@@ -1385,21 +1383,14 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         summary = summarise(mu_)
         return summary[4], float(summary[2].gap)
 
-    def note_bound(master: float, oracle_upper: float) -> None:
-        nonlocal upper_bound
-        if np.isfinite(oracle_upper):
-            candidate = master + max(0.0, oracle_upper)
-            upper_bound = candidate if upper_bound is None else min(upper_bound, candidate)
-
     elastic = target is not None
     elastic_run = None
     if elastic:
         elastic_run = _elastic_run(model, start, main_limit, tol, target, float(penalty),
                                    max_columns, verbose, measure, scale, ELASTIC_DROP_AFTER,
-                                   built_bound)
-        status, upper_bound = elastic_run["status"], elastic_run["upper_bound"]
+                                   bounds)
+        status, e, phase = elastic_run["status"], elastic_run["violation"], "elastic"
         history, iterations = elastic_run["history"], elastic_run["iterations"]
-        milp_seconds, e, phase = elastic_run["milp_seconds"], elastic_run["violation"], "elastic"
         if elastic_run["last"] is not None:
             z, mu, _ = elastic_run["last"]
             last_phase2 = elastic_run["last"]
@@ -1474,8 +1465,6 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         status = "optimal" if bounds.upper is not None and bounds.upper - z <= tol \
             else "time_limit"
         break
-    if not elastic:
-        upper_bound, milp_seconds = bounds.upper, bounds.milp_seconds
     if status not in ("optimal", "target_gap") and last_phase2 is not None \
             and time_limit is not None \
             and not any(h.get("master") == last_phase2[0] and h.get("bound") is not None
@@ -1485,11 +1474,13 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         tuples, coefs, const = model.monomials(last_phase2[2], 2)
         _, value, bound_upper, proved = model.milp_oracle(tuples, coefs, const,
                                                           left(time_limit))
-        milp_seconds += time.perf_counter() - t_m
-        note_bound(last_phase2[0], bound_upper)
+        bounds.milp_seconds += time.perf_counter() - t_m
+        if np.isfinite(bound_upper):
+            bounds.offer(last_phase2[0] + max(0.0, bound_upper), last_phase2[2])
         history.append({"event": "final bound", "master": last_phase2[0],
                         "oracle_value": value, "oracle_upper": bound_upper, "proved": proved,
                         "seconds": time.perf_counter() - start})
+    upper_bound, milp_seconds = bounds.upper, bounds.milp_seconds
     end_solve = time.perf_counter()
     if mu is None:                       # the time limit came before the first master
         mu, z = np.ones(1), model.costs[0]

@@ -82,10 +82,11 @@ L3132 (182 425 tuples, 266 197 rows; 63 interior-point iterations) in about 270 
 and L3133 (230 k) in about 420 s (2 cores, one other job beside it). L3223 (797 k) is above it:
 pass ``max_tuples`` to try. Until 2026-11-25 the default was 150 000, because L3132 had not
 finished within 200 s; the column generation gives the relaxation ``TUPLE_BOUND_SHARE`` of its
-time limit, so the Leduc rows need a limit of about 20 minutes (docs/efce_three_player.md,
-"Tuple relaxation"). Crossover stays on: without it (``run_crossover`` "choose") L3132 took
-249 s, but the bound on a Battleship was 2·10⁻⁷·R above the LP's optimum instead of 10⁻¹², too
-loose for the exact run's optimality test (``column_tolerance``·R, 10⁻⁷·R)."""
+time limit by default, so the Leduc rows need a limit of about 20 minutes, or ``tuple_seconds``
+(docs/efce_three_player.md, "Tuple relaxation"). Crossover stays on: without it
+(``run_crossover`` "choose") L3132 took 249 s, but the bound on a Battleship was 2·10⁻⁷·R above
+the LP's optimum instead of 10⁻¹², too loose for the exact run's optimality test
+(``column_tolerance``·R, 10⁻⁷·R)."""
 
 
 @dataclass
