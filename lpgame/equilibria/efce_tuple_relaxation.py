@@ -64,6 +64,7 @@ from lpgame.equilibria.correlated import objective_weights
 from lpgame.equilibria.efce import (
     PlayerTree,
     _find,
+    _join,
     add_trigger_rows,
     connected_node_keys,
     triggers,
@@ -305,15 +306,62 @@ def tuple_relaxation_lp(sf: SequenceForm, objective="welfare",
 
 
 @dataclass
+class TriggerDuals:
+    """One player's trigger-row duals of the relaxation, in the game's payoff units and with
+    every row read as g ≥ 0 (deviation rows as written; obedience rows as
+    Σ_{z: σ_i(z) ⪰ σ̂} p_c u_i ξ − v[i, σ̂, j] ≥ 0), in lpgame's sign convention (∂optimum/∂rhs,
+    so ≤ 0 at an optimum): ``deviation`` per (trigger σ̂, sequence s below σ̂'s decision node),
+    keyed σ̂·|Σ_i| + s (σ̂ numbered as its sequence, 1 …), and ``obedience`` per trigger σ̂ = 1 ….
+
+    Since every joint pure plan's tuple indicator lies in 𝒱_n, these duals price joint plans
+    (:mod:`lpgame.equilibria.efce_n_player`): max_π c(π) − Σ y·g(π) is a Lagrangian bound on the
+    optimal EFCE value, at most the relaxation's U when y is optimal."""
+
+    keys: np.ndarray
+    deviation: np.ndarray
+    obedience: np.ndarray
+
+
+@dataclass
 class TupleRelaxationBound:
     """The bound U (≥ the optimal EFCE value) by weak duality at the solver's duals, the solver's
-    optimum ``lp_optimum`` (U minus it is what the solver's tolerance costs), size and time."""
+    optimum ``lp_optimum`` (U minus it is what the solver's tolerance costs), size and time, and
+    the trigger rows' duals (:class:`TriggerDuals`, one per player)."""
 
     upper_bound: float
     tuples: int
     seconds: float
     status: str
     lp_optimum: float
+    trigger_duals: list[TriggerDuals] | None = None
+
+
+def trigger_duals(sf: SequenceForm, space: TupleSpace, lp: LinearProgram,
+                  row_duals: np.ndarray) -> list[TriggerDuals]:
+    """The relaxation's trigger-row duals as :class:`TriggerDuals`. The LP's rows hold payoffs
+    divided by 2^e (:func:`_own_payoff_entries`) and its objective divided by 2^f, so in payoff
+    units a row's dual is multiplied by 2^(f − e); obedience rows are written ≤ 0 in the LP, so
+    their duals change sign."""
+    lo, hi = sf.game._payoff_bounds()
+    factor = math.ldexp(1.0, lp.objective_scaling.exponent
+                        - unit_range_scaling(lo, hi, shift=False).exponent)
+    out = []
+    for i, tree in enumerate(space.trees):
+        n = tree.num_sequences
+        trig = triggers(tree, "efce")
+        scope_s_j, scope_s = tree.scope_members()
+        ti, ri = _join(trig.scope, scope_s_j)
+        row_key = np.sort(ti * n + scope_s[ri])          # the order of add_trigger_rows's rows
+        if trig.scope.size == 0:
+            out.append(TriggerDuals(np.zeros(0, np.int64), np.zeros(0), np.zeros(0)))
+            continue
+        dev = lp.block(f"deviation_p{i + 1}")
+        obey = lp.block(f"obedience_p{i + 1}")
+        out.append(TriggerDuals(
+            (row_key // n + 1) * n + row_key % n,
+            factor * row_duals[dev.offset:dev.offset + dev.size],
+            -factor * row_duals[obey.offset:obey.offset + obey.size]))
+    return out
 
 
 def tuple_relaxation_bound(sf: SequenceForm, objective="welfare",
@@ -335,4 +383,5 @@ def tuple_relaxation_bound(sf: SequenceForm, objective="welfare",
                               relaxation.implied_upper)
     return TupleRelaxationBound(float(lp.objective_scaling.from_unit(safe)), space.num_tuples,
                                 time.perf_counter() - start, solution.status,
-                                float(lp.objective_scaling.from_unit(solution.objective)))
+                                float(lp.objective_scaling.from_unit(solution.objective)),
+                                trigger_duals(sf, space, lp, solution.row_duals))
