@@ -137,7 +137,8 @@ Lagrangian bounds ended 0.2–18 % above (90 s), so the elastic run meets 1 % on
 cases, and the exact run certifies an exact EFCE within 1 % of the bound on all nine (D32 max P2
 to optimality) (docs/efce_three_player.md, "Tuple relaxation"). On L3132 its LP takes about
 270 s, so the Leduc rows need a time limit of about 20 minutes; with 1 500 s the elastic run
-meets 1 % on max P1 (353 s) and ends 2.0–2.3 % of R from the bound on max P2 and P3.
+meets 1 % on max P1 (353 s) and ends 2.0–2.3 % of R from the bound on max P2 and P3. L3133's
+LP takes 490–670 s; with ``tuple_seconds=900`` all three of its objectives meet 1 % (638–1 414 s).
 
 **Relaxation-guided pricing** (since 2026-11-25). The relaxation's LP duals on its trigger rows
 (:class:`~lpgame.equilibria.efce_tuple_relaxation.TriggerDuals`) live in the same dual space as
@@ -153,11 +154,11 @@ Lagrangian bound; (2) ȳ is the first Wentges centre (``_Bounds.center``, with U
 bound), so bounding rounds smooth towards it until a Lagrangian bound beats U_tuple; (3) each
 alternation round first runs at the master's duals moved ``GUIDE_SMOOTHING`` of the way to the
 centre, keeping a plan only when it improves at the master's own duals (so the master still
-grows only by improving columns and every guarantee above stands). Measured (one run each, 2
-shared cores; docs/efce_three_player.md, "Pricing at the relaxation's duals"): D32 max P1 at
-0.1 % in 71 s (not reached in 90 s before, and the exact run had stayed at 0.29688 for 600 s;
-the guided run's ε-EFCE has objective 0.30392 and ε = 3·10⁻¹⁶·R), GL33 max P3 at 0.1 % in 12–26 s
-(not reached in 90 s before).
+grows only by improving columns and every guarantee above stands). Measured (90 s, target
+0.1 %, 2 shared cores; docs/efce_three_player.md, "Pricing at the relaxation's duals"): D32 max
+P1 is solved in 34 s (objective = U to 10⁻¹⁴, ε = 4·10⁻¹⁴·R; without guidance it had stayed at
+0.29688, 0.43 % of R below, even in 600 s), GL33 max P1 and P3 reach 0.1 % in 13 s and 12 s (not
+within 90 s before), but GL33 max P2 ends at 0.107 % (0.1 % at 31 s before).
 
 **Independent check.** The returned μ's EFCE gap is computed by
 :mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with

@@ -47,6 +47,10 @@ value, itself a sum of such terms times entries of ξ ≤ 1, and an optimal solu
 v equal to it). So U bounds the optimum at any y; at HiGHS's optimal duals it exceeds the
 LP's optimum by 10⁻¹⁵–10⁻¹¹ on K35, D32 and GL33.
 
+**Duals.** The result also carries the trigger rows' duals (:class:`TriggerDuals`, in payoff
+units), which :mod:`lpgame.equilibria.efce_n_player` uses to price joint plans and as its first
+stabilisation centre ("Relaxation-guided pricing" there).
+
 The tuples are built as infoset tuples by joins on sorted integer keys (one numpy pass per
 player), then expanded to action tuples; nothing is built entry by entry.
 """
