@@ -123,6 +123,22 @@ labelled as partial. Column dropping (``ELASTIC_DROP_AFTER``: μ = 0 and a clear
 cost for that many masters; each column at most once, so it cannot cycle) is implemented but off
 by default: it did not pay (constant's docstring).
 
+**Balanced mix and the lower bound** (since 2026-11-27;
+:mod:`lpgame.equilibria.efce_balanced_mix`). The elastic master prices the *sum* of the trigger
+violations, the criterion bounds their *largest*, so the master's μ is rarely the mix of its
+columns that best meets the criterion. After each bounding round (and at the time limit, in half
+of the reserved time) the run (1) solves the restricted exact master, f(0) = the best exact EFCE
+over the columns, whose objective L ≤ OPT is kept as the run's lower bound (``_Bounds.lower``),
+and that EFCE is itself a candidate; (2) solves the balanced LP: μ over the columns minimising s
+subject to every trigger slack ≤ s·R, U − s·R ≤ objective ≤ U and objective ≤ L + s·R, both with
+the master's cut separation. A candidate that, measured independently, has ε ≤ t·R and
+max(U − objective, objective − L) ≤ t·R ends the run (status ``target_gap``). That is stricter
+than the master's own check, which bounds the objective from below only: an ε-EFCE's objective
+can lie above OPT, violation buys much objective on these games, and the balanced LP without L
+would spend exactly that freedom. Every answer of a target-gap run reports ``lower_bound`` (L),
+``two_sided_gap`` (max(U − objective, objective − L), which bounds |objective − OPT|) and
+``two_sided`` (that and ε within the target). ``BALANCE = False`` turns the balanced mix off.
+
 **Tuple-relaxation bound** (since 2026-11-25). Before the first master, the run solves the LP of
 :mod:`lpgame.equilibria.efce_tuple_relaxation`: Prop. 9.1 over the relevant sequence *tuples*
 with the n-player von Stengel–Forges rows, a relaxation of the optimal-EFCE LP (Ξ_n ⊆ 𝒱_n), so
@@ -191,6 +207,7 @@ from lpgame.equilibria.correlated import (
     objective_weights,
     plan_label,
 )
+from lpgame.equilibria.efce_balanced_mix import balanced_mix, best_within_violation
 from lpgame.equilibria.efce_tuple_relaxation import DEFAULT_MAX_TUPLES, tuple_relaxation_bound
 from lpgame.errors import (
     LpgameError,
@@ -247,6 +264,9 @@ SMOOTHING = (0.5, 0.0)
 BOUND_SPACING = 2.0
 """In phase 2, while alternation finds columns, the bounding MILP runs again only after this many
 times its last duration (so at most about a third of the time goes to bounds)."""
+BALANCE = True
+"""Whether the target-gap run also tries the balanced mix of its columns after each bounding
+round and at its time limit (:mod:`lpgame.equilibria.efce_balanced_mix`)."""
 GUIDED = True
 """Price with the tuple relaxation's duals (module docstring, "Relaxation-guided pricing")."""
 GUIDE_SMOOTHING = 0.5
@@ -1076,10 +1096,17 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
         if status == "optimal":
             return "optimal (column generation certified by the MILP oracle)"
         if status == "target_gap" and self.extra.get("mode") == "elastic":
+            lower = self.extra.get("lower_bound")
+            sides = ("objective within target of the optimum on both sides"
+                     if self.extra.get("two_sided") else
+                     "the objective's distance above the optimum is not certified"
+                     if lower is not None else "no exact EFCE among the columns, so the "
+                     "objective's distance above the optimum is not certified")
             return (f"ε-EFCE (not an exact EFCE) within target_gap {self.extra.get('target_gap')} "
                     f"of the payoff range: measured EFCE gap ε = {self.gap:.3g}, objective "
                     f"{self.objective:.6g}, upper bound {self.extra.get('upper_bound')}, "
-                    f"bound gap {self.extra.get('bound_gap')}")
+                    f"bound gap {self.extra.get('bound_gap')}, lower bound (best exact EFCE) "
+                    f"{lower}; {sides}")
         if status == "target_gap":
             return (f"within target_gap {self.extra.get('target_gap')} of the payoff range: "
                     f"objective {self.objective:.6g}, upper bound {self.extra.get('upper_bound')}, "
@@ -1097,12 +1124,15 @@ class ColumnGenerationCorrelatedResult(CorrelatedResult):
 class _Bounds:
     """The run's upper bounds (module docstring, "Bounds and stopping"): ``upper``, the smallest
     of all (the best leaf's, the tuple relaxation's, every Lagrangian one); ``lagrangian``, the
-    smallest Lagrangian bound, and ``center``, its duals (the Wentges centre)."""
+    smallest Lagrangian bound, and ``center``, its duals (the Wentges centre). ``lower``: the
+    target-gap run's lower bound on the optimum, the best exact EFCE over its columns
+    (:func:`~lpgame.equilibria.efce_balanced_mix.best_within_violation` at 0), None before any."""
 
     upper: float | None
     lagrangian: float | None = None
     center: np.ndarray | None = None
     milp_seconds: float = 0.0
+    lower: float | None = None
 
     def offer(self, bound: float | None, duals: np.ndarray) -> None:
         """Keep a Lagrangian ``bound`` found at ``duals`` when it is the smallest so far."""
@@ -1159,9 +1189,18 @@ def _bounding_round(model: Model, bounds: _Bounds, z: float, duals: np.ndarray, 
     return False, proved
 
 
+def _target_score(objective: float, gap: float, bounds: _Bounds, two_sided: bool) -> float:
+    """How far a μ is from the target-gap criterion, in payoff units: max(ε, |U − objective|)
+    and, with ``two_sided``, objective − L (infinite while there is no L)."""
+    score = max(gap, abs(bounds.upper - objective))
+    if two_sided:
+        score = max(score, np.inf if bounds.lower is None else objective - bounds.lower)
+    return score
+
+
 def _elastic_run(model: Model, start: float, main_limit: float | None, tol: float, target: float,
                  penalty: float, max_columns: int, verbose: bool, measure, scale: float,
-                 drop_after: int, bounds: _Bounds) -> dict:
+                 drop_after: int, bounds: _Bounds, two_sided: bool = False) -> dict:
     """The target_gap run (module docstring, "Elastic master"): one master with the slacks e at
     cost −M, the penalty M doubled by lpgame's rule, stopped at the first μ that is an ε-EFCE
     with ε ≤ target and whose objective is within target of the smallest upper bound (Lagrangian,
@@ -1176,7 +1215,8 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
     status, last, best, e = None, None, None, 0.0
     penalties = [penalty]
     dropped = [0]
-    parts = {"master": 0.0, "separation": 0.0, "check": 0.0, "alternation": 0.0, "bounding": 0.0}
+    parts = {"master": 0.0, "separation": 0.0, "check": 0.0, "alternation": 0.0, "bounding": 0.0,
+             "balance": 0.0}
     priced_since_doubling = True
     model.start_elastic(penalty)
 
@@ -1194,7 +1234,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         if bounds.upper is None or abs(bounds.upper - model_objective(mu_)) > target:
             return False, None
         obj_, gap_ = measure(mu_)
-        score = max(gap_, abs(bounds.upper - obj_))
+        score = _target_score(obj_, gap_, bounds, two_sided)
         history.append({"iteration": iterations, "event": "check", "master": z_,
                         "objective": obj_, "measured_gap": gap_, "upper_bound": bounds.upper,
                         "penalty": penalty, "columns": len(model.columns),
@@ -1202,6 +1242,59 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         if best is None or score <= best[0]:
             best = (score, mu_.copy())
         return score <= target, gap_
+
+    def lower_bound(limit: float | None) -> tuple[float, float, np.ndarray] | None:
+        """The best exact EFCE over the columns (the violation frontier at 0), offered to
+        ``bounds.lower`` when separation closed: (objective, measured gap, μ), or None."""
+        found = best_within_violation(model, 0.0, CUT_TOLERANCE * tol, limit)
+        if found is None or not found[2]:
+            return None
+        obj_, gap_ = measure(found[0])
+        bounds.lower = obj_ if bounds.lower is None else max(bounds.lower, obj_)
+        return obj_, gap_, found[0]
+
+    def balance(limit: float | None) -> bool:
+        """The balanced mix over the current columns (:mod:`lpgame.equilibria.efce_balanced_mix`):
+        μ minimising max(ε, |U − objective|) against the cuts, measured independently and kept as
+        ``best`` when it scores better; True when it meets the target."""
+        nonlocal best
+        if (not (BALANCE or two_sided) or bounds.upper is None
+                or best is not None and best[0] <= target):
+            return False
+        t_part = time.perf_counter()
+        entry = {"iteration": iterations, "event": "balance", "upper_bound": bounds.upper,
+                 "columns": len(model.columns)}
+        met = False
+        exact = lower_bound(limit)
+        if exact is not None:                  # the best exact EFCE may meet the target itself
+            score = _target_score(exact[0], exact[1], bounds, two_sided)
+            if best is None or score <= best[0]:
+                best = (score, exact[2])
+            met = score <= target
+            entry.update({"exact_objective": exact[0], "exact_gap": exact[1]})
+            if met:
+                entry.update({"answer": "exact", "objective": exact[0], "measured_gap": exact[1]})
+        remaining = None if limit is None else limit - (time.perf_counter() - t_part)
+        found = (None if met or not BALANCE or two_sided and bounds.lower is None
+                 or remaining is not None and remaining <= 0
+                 else balanced_mix(model, bounds.upper, scale, CUT_TOLERANCE * tol, remaining,
+                                   bounds.lower if two_sided else None))
+        entry["lower_bound"] = bounds.lower
+        if found is not None:
+            obj_, gap_ = measure(found.mu)
+            score = _target_score(obj_, gap_, bounds, two_sided)
+            entry.update({"answer": "balanced", "lp_score": found.score * scale,
+                          "closed": found.closed, "rounds": found.rounds,
+                          "cuts_added": found.cuts_added, "objective": obj_,
+                          "measured_gap": gap_})
+            if best is None or score <= best[0]:
+                best = (score, found.mu.copy())
+            met = score <= target
+        parts["balance"] += time.perf_counter() - t_part
+        history.append({**entry, "met": met, "seconds": time.perf_counter() - start})
+        if verbose:
+            print(f"[efce cg] balanced mix: {entry}", file=sys.stderr, flush=True)
+        return met
 
     idle = np.zeros(0, dtype=np.int64)
 
@@ -1309,6 +1402,9 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         priced_since_doubling = priced_since_doubling or added
         next_bound_at = time.perf_counter() + BOUND_SPACING * (time.perf_counter() - t_round)
         parts["bounding"] += time.perf_counter() - t_round
+        if balance(left()):
+            status = "target_gap"
+            break
         if added or cuts:
             continue
         stop, gap = check(mu, z)
@@ -1321,7 +1417,12 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         # no column improves: the elastic master is optimal over all joint plans for this M,
         # and μ still misses the target (too much violation, or objective above the bound)
         double("elastic master optimal over all columns, target not met")
+    if status == "time_limit" and main_limit is not None:
+        # half of the time kept back for the last bound: the balanced mix of the final columns
+        if balance(0.5 * BOUND_RESERVE / (1.0 - BOUND_RESERVE) * main_limit):
+            status = "target_gap"
     return {"status": status, "last": last, "best": best, "history": history,
+            "lower_bound": lower_bound,
             "iterations": iterations, "violation": e, "penalty": penalty, "penalties": penalties,
             "seconds": parts, "dropped_columns": dropped[0]}
 
@@ -1412,7 +1513,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                                  verbose: bool = False, target_gap: float | None = None,
                                  penalty: float = DEFAULT_PENALTY, tuple_bound: bool = True,
                                  max_tuples: int = DEFAULT_MAX_TUPLES,
-                                 tuple_seconds: float | None = None
+                                 tuple_seconds: float | None = None, two_sided: bool = False
                                  ) -> ColumnGenerationCorrelatedResult:
     """An optimal EFCE of ``game`` (any number of players) by column generation (module docstring).
 
@@ -1430,6 +1531,10 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     ``tuple_seconds`` seconds, by default ``TUPLE_BOUND_SHARE`` of the time limit); its optimum is
     an upper bound beside the Lagrangian ones. The Leduc rows need minutes for it (L3132: about
     270 s), so ``tuple_seconds`` lets them keep the rest of a shorter limit for the columns.
+    ``two_sided`` (with ``target_gap``): stop only when the objective is also within the target
+    above the best exact EFCE among the columns, a lower bound L on the optimum, so that
+    |objective − optimum| ≤ ``target_gap``·R is certified (module docstring, "Balanced mix and
+    the lower bound"); by default the objective is bounded from below only.
     """
     start = time.perf_counter()
     sf = compile_game(game)
@@ -1455,6 +1560,11 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                           f"number; got {penalty!r}")
     if not isinstance(tuple_bound, bool):
         raise OptionError(f"tuple_bound must be True or False; got {tuple_bound!r}")
+    if not isinstance(two_sided, bool):
+        raise OptionError(f"two_sided must be True or False; got {two_sided!r}")
+    if two_sided and target_gap is None:
+        raise OptionError("two_sided is a rule of the target-gap run: give target_gap too "
+                          "(without it the run certifies an exact EFCE against the bound)")
     if (not isinstance(max_tuples, numbers.Integral) or isinstance(max_tuples, bool)
             or max_tuples < 1):
         raise OptionError(f"max_tuples must be a positive integer; got {max_tuples!r}")
@@ -1529,7 +1639,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     if elastic:
         elastic_run = _elastic_run(model, start, main_limit, tol, target, float(penalty),
                                    max_columns, verbose, measure, scale, ELASTIC_DROP_AFTER,
-                                   bounds)
+                                   bounds, two_sided)
         status, e, phase = elastic_run["status"], elastic_run["violation"], "elastic"
         history, iterations = history + elastic_run["history"], elastic_run["iterations"]
         if elastic_run["last"] is not None:
@@ -1622,6 +1732,12 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         history.append({"event": "final bound", "master": last_phase2[0],
                         "oracle_value": value, "oracle_upper": bound_upper, "proved": proved,
                         "seconds": time.perf_counter() - start})
+    if elastic:
+        # the best exact EFCE over the final columns: a lower bound on the optimum, so the answer's
+        # objective is bracketed from both sides (module docstring, "Elastic master")
+        remaining = left(time_limit)
+        if remaining is None or remaining > 0:
+            elastic_run["lower_bound"](remaining)
     upper_bound, milp_seconds = bounds.upper, bounds.milp_seconds
     end_solve = time.perf_counter()
     if mu is None:                       # the time limit came before the first master
@@ -1630,11 +1746,12 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         z, mu = last_phase2[0], last_phase2[1]
     k_cols = len(mu)
     probs, plans, check, values, obj = summarise(mu)
-    if elastic and status != "target_gap" and elastic_run["best"] is not None:
-        # at a limit: the measured μ closest to the target (max(gap, |bound − objective|))
+    if elastic and elastic_run["best"] is not None and upper_bound is not None:
+        # the measured μ closest to the target (_target_score): at a limit, or when a balanced
+        # mix or the best exact EFCE met the target
         other = summarise(elastic_run["best"][1])
-        if upper_bound is not None and (max(other[2].gap, abs(upper_bound - other[4]))
-                                        < max(check.gap, abs(upper_bound - obj))):
+        if (_target_score(other[4], other[2].gap, bounds, two_sided)
+                < _target_score(obj, check.gap, bounds, two_sided)):
             probs, plans, check, values, obj = other
     certificate = Certificate(gain=check.gap, exact=False,
                               deviations="trigger deviations of every player at every sequence, "
@@ -1655,7 +1772,15 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                       "epsilon": float(check.gap), "relative_epsilon": float(check.gap) / scale,
                       "penalty": elastic_run["penalty"], "penalties": elastic_run["penalties"],
                       "master_violation": e, "elastic_seconds": elastic_run["seconds"],
-                      "dropped_columns": elastic_run["dropped_columns"]})
+                      "dropped_columns": elastic_run["dropped_columns"],
+                      "lower_bound": bounds.lower, "two_sided_target": two_sided})
+        # both sides of "within target of the optimum": L ≤ OPT ≤ U, so max(U − obj, obj − L)
+        # bounds |obj − OPT|; None without an exact EFCE among the columns
+        two_sided = (None if bounds.lower is None or upper_bound is None
+                     else max(upper_bound - obj, obj - bounds.lower))
+        extra["two_sided_gap"] = two_sided
+        extra["two_sided"] = bool(two_sided is not None and target is not None
+                                  and two_sided <= target and check.gap <= target)
     else:
         extra["mode"] = "two_phase"
     if exact:
@@ -1687,7 +1812,7 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                  column_tolerance: float = DEFAULT_COLUMN_TOLERANCE, exact_gap: bool = False,
                  target_gap: float | None = None, penalty: float = DEFAULT_PENALTY,
                  tuple_bound: bool = True, max_tuples: int = DEFAULT_MAX_TUPLES,
-                 tuple_seconds: float | None = None,
+                 tuple_seconds: float | None = None, two_sided: bool = False,
                  **_solver_options) -> ColumnGenerationCorrelatedResult:
     if method not in (None, "column_generation"):
         raise OptionError(f"efce with method={method!r} takes two-player games; for three or more "
@@ -1699,7 +1824,8 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                                         column_tolerance=column_tolerance,
                                         exact=exact or bool(exact_gap), target_gap=target_gap,
                                         penalty=penalty, tuple_bound=tuple_bound,
-                                        max_tuples=max_tuples, tuple_seconds=tuple_seconds)
+                                        max_tuples=max_tuples, tuple_seconds=tuple_seconds,
+                                        two_sided=two_sided)
 
 
 register(Concept(
@@ -1741,6 +1867,10 @@ register(Concept(
                f"column generation: seconds for the tuple relaxation's LP, at most the time "
                f"limit (default: {TUPLE_BOUND_SHARE:.0%} of the time limit, "
                f"{TUPLE_BOUND_SECONDS:g} s without one)"),
+        Option("two_sided", bool, False,
+               "column generation with target_gap: also require the objective within the target "
+               "above the best exact EFCE among the columns (a lower bound on the optimum), so "
+               "|objective − optimum| is certified from both sides"),
         Option("exact_gap", bool, False, "also compute the returned distribution's EFCE gap in "
                "rational arithmetic (the distribution itself is the LP's floats)"),
     ),
