@@ -62,7 +62,8 @@ OBJECTIVES = ("player1", "player2", "player3")
 
 def solve_row(game: str, params: dict, objective: str, time_limit: float,
               target_gap: float | None = None, tuple_bound: bool = True,
-              max_tuples: int | None = None, tuple_seconds: float | None = None) -> dict:
+              max_tuples: int | None = None, tuple_seconds: float | None = None,
+              two_sided: bool = False) -> dict:
     """One case, in the child: the column generation's figures."""
     import lpgame
     from lpgame.equilibria.efce_n_player import solve_efce_column_generation
@@ -71,6 +72,8 @@ def solve_row(game: str, params: dict, objective: str, time_limit: float,
     note_progress(stage="solving")
     more = {k: v for k, v in (("max_tuples", max_tuples), ("tuple_seconds", tuple_seconds))
             if v is not None}
+    if two_sided:
+        more["two_sided"] = True
     r = solve_efce_column_generation(g, objective=objective, time_limit=time_limit, players=3,
                                      target_gap=target_gap, tuple_bound=tuple_bound, **more)
     scale = r.extra["payoff_range"]
@@ -82,7 +85,9 @@ def solve_row(game: str, params: dict, objective: str, time_limit: float,
             hits = [h["seconds"] for h in r.extra["history"]
                     if h.get("event") in ("check", "balance") and "objective" in h
                     and h["measured_gap"] <= target * scale
-                    and abs(h["upper_bound"] - h["objective"]) <= target * scale]
+                    and abs(h["upper_bound"] - h["objective"]) <= target * scale
+                    and (not two_sided or h.get("lower_bound") is not None
+                         and h["objective"] - h["lower_bound"] <= target * scale)]
         else:           # the first certified (bound − EFCE objective) ≤ target·R
             hits = [h["seconds"] for h in r.extra["history"]
                     if h.get("bound") is not None and h.get("master") is not None
@@ -140,6 +145,10 @@ def main(argv=None) -> int:
     ap.add_argument("--tuple-seconds", type=float, default=None,
                     help="seconds for the tuple relaxation's LP (default: the solver's, a quarter "
                          "of the time limit)")
+    ap.add_argument("--two-sided", action="store_true",
+                    help="with --target-gap: stop only when |objective − optimum| is certified "
+                         "from both sides (the best exact EFCE among the columns as the lower "
+                         "bound; solve_efce_column_generation's two_sided)")
     args = ap.parse_args(argv)
     objectives = args.objective or OBJECTIVES
     cases = [(label, name, params, thesis[k], obj)
@@ -153,11 +162,13 @@ def main(argv=None) -> int:
                              "time_limit": args.time_limit, "target_gap": args.target_gap,
                              "tuple_bound": not args.no_tuple_bound,
                              "max_tuples": args.max_tuples,
-                             "tuple_seconds": args.tuple_seconds},
+                             "tuple_seconds": args.tuple_seconds,
+                             "two_sided": args.two_sided},
                             timeout=args.time_limit * 1.5 + 120)
 
     print(f"time limit {args.time_limit:g} s per case, {args.jobs} at a time, target gap "
-          f"{args.target_gap or 'none (to the optimum)'}")
+          f"{args.target_gap or 'none (to the optimum)'}"
+          f"{', two-sided' if args.two_sided else ''}")
     print(f"{'game':<6} {'obj':<7} {'status':<10} {'sec':>7} {'objective':>10} {'upper':>10} "
           f"{'(ub-obj)/R':>10} {'gap/R':>9} {'2-sided':>8} {'cols':>5} {'1%':>6} {'0.1%':>6} "
           f"{'tuple':>6} | "

@@ -127,17 +127,19 @@ by default: it did not pay (constant's docstring).
 :mod:`lpgame.equilibria.efce_balanced_mix`). The elastic master prices the *sum* of the trigger
 violations, the criterion bounds their *largest*, so the master's μ is rarely the mix of its
 columns that best meets the criterion. After each bounding round (and at the time limit, in half
-of the reserved time) the run (1) solves the restricted exact master, f(0) = the best exact EFCE
-over the columns, whose objective L ≤ OPT is kept as the run's lower bound (``_Bounds.lower``),
-and that EFCE is itself a candidate; (2) solves the balanced LP: μ over the columns minimising s
-subject to every trigger slack ≤ s·R, U − s·R ≤ objective ≤ U and objective ≤ L + s·R, both with
-the master's cut separation. A candidate that, measured independently, has ε ≤ t·R and
-max(U − objective, objective − L) ≤ t·R ends the run (status ``target_gap``). That is stricter
-than the master's own check, which bounds the objective from below only: an ε-EFCE's objective
-can lie above OPT, violation buys much objective on these games, and the balanced LP without L
-would spend exactly that freedom. Every answer of a target-gap run reports ``lower_bound`` (L),
-``two_sided_gap`` (max(U − objective, objective − L), which bounds |objective − OPT|) and
-``two_sided`` (that and ε within the target). ``BALANCE = False`` turns the balanced mix off.
+of the reserved time) the run solves the balanced LP: μ over the columns minimising s subject to
+every trigger slack ≤ s·R and U − s·R ≤ objective ≤ U, with the master's cut separation; a μ
+that, measured independently, has ε ≤ t·R and U − objective ≤ t·R ends the run (status
+``target_gap``), as the master's own μ does. That rule bounds the objective from below only
+(objective ≥ U − t·R ≥ OPT − t·R): an ε-EFCE's objective can lie *above* OPT, and violation buys
+much objective on these games. So every answer of a target-gap run also reports ``lower_bound``
+L, the objective of the best exact EFCE over the final columns (the restricted exact master,
+f(0) of :func:`~lpgame.equilibria.efce_balanced_mix.best_within_violation`; L ≤ OPT),
+``two_sided_gap`` = max(U − objective, objective − L) ≥ |objective − OPT|, and ``two_sided``
+(that and ε within the target). With ``two_sided=True`` the rule is two-sided: each balancing
+step first solves f(0) (kept as ``_Bounds.lower``; its exact EFCE is a candidate too), the
+balanced LP adds objective ≤ L + s·R, and a μ stops the run only when max(ε, |U − objective|,
+objective − L) ≤ t·R. ``BALANCE = False`` turns the balanced mix off.
 
 **Tuple-relaxation bound** (since 2026-11-25). Before the first master, the run solves the LP of
 :mod:`lpgame.equilibria.efce_tuple_relaxation`: Prop. 9.1 over the relevant sequence *tuples*
@@ -1237,7 +1239,8 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         score = _target_score(obj_, gap_, bounds, two_sided)
         history.append({"iteration": iterations, "event": "check", "master": z_,
                         "objective": obj_, "measured_gap": gap_, "upper_bound": bounds.upper,
-                        "penalty": penalty, "columns": len(model.columns),
+                        "lower_bound": bounds.lower, "penalty": penalty,
+                        "columns": len(model.columns),
                         "seconds": time.perf_counter() - start})
         if best is None or score <= best[0]:
             best = (score, mu_.copy())
@@ -1265,7 +1268,9 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         entry = {"iteration": iterations, "event": "balance", "upper_bound": bounds.upper,
                  "columns": len(model.columns)}
         met = False
-        exact = lower_bound(limit)
+        # the lower bound L only where the rule needs it (its LP, separated, cost a default
+        # L3132 max P2 run its 1 % within 1 500 s); default runs compute it once, at the end
+        exact = lower_bound(limit) if two_sided else None
         if exact is not None:                  # the best exact EFCE may meet the target itself
             score = _target_score(exact[0], exact[1], bounds, two_sided)
             if best is None or score <= best[0]:
