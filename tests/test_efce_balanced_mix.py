@@ -212,3 +212,15 @@ def test_cli_two_sided_run_and_its_refusal(capsys):
     assert main(base + ["--two-sided"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("lpgame: error:") and "target_gap" in err[0]
+
+
+def test_a_two_sided_result_written_and_read_back_is_the_same(tmp_path):
+    from lpgame.result import SolveResult
+
+    game = lpgame.games.make("kuhn_poker", players=3)
+    r = lpgame.solve(game, concept="efce", objective="player1", target_gap=0.01, two_sided=True)
+    path = tmp_path / "two_sided.json"
+    r.save(path)
+    back = SolveResult.load(path)
+    assert back.to_json() == r.to_json()
+    assert back.extra["two_sided"] is True and back.extra["lower_bound"] == r.extra["lower_bound"]

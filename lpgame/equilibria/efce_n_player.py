@@ -155,8 +155,10 @@ Lagrangian bounds ended 0.2–18 % above (90 s), so the elastic run meets 1 % on
 cases, and the exact run certifies an exact EFCE within 1 % of the bound on all nine (D32 max P2
 to optimality) (docs/efce_three_player.md, "Tuple relaxation"). On L3132 its LP takes about
 270 s, so the Leduc rows need a time limit of about 20 minutes; with 1 500 s the elastic run
-meets 1 % on max P1 (353 s) and ends 2.0–2.3 % of R from the bound on max P2 and P3. L3133's
-LP takes 490–670 s; with ``tuple_seconds=900`` all three of its objectives meet 1 % (638–1 414 s).
+meets 1 % on max P1 (353 s) and, with the balanced mix below, on max P2 (992 s); max P3 met it in
+one of two runs (875 s; the other ended 1.95 % of R from the bound). L3133's LP takes 490–670 s;
+with ``tuple_seconds=900`` all three of its objectives meet 1 % (638–1 414 s). L3223's
+(796 575 tuples) did not finish in 2 000 s.
 
 **Relaxation-guided pricing** (since 2026-11-25). The relaxation's LP duals on its trigger rows
 (:class:`~lpgame.equilibria.efce_tuple_relaxation.TriggerDuals`) live in the same dual space as
