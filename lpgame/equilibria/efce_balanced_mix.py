@@ -24,7 +24,7 @@ smallest upper bound on the optimal EFCE value and R the payoff range:
           Σ_k μ_k = 1,   μ ≥ 0,   e ≥ 0,   s ≥ 0,
 
 where L ≤ OPT is a lower bound on the optimal (exact) EFCE value: the best exact EFCE over the
-columns, f(0) below (the run passes it; without it the last row is left out).
+columns, f(0) below (the run passes it with ``two_sided``; without it the last row is left out).
 
 e[i,σ̂] is at least the gain of every deviation of the trigger agent σ̂ that the master holds a
 cut for, so at an optimum with every violated cut present (below), the largest trigger gain of μ
@@ -39,10 +39,12 @@ objective, and on these games it buys much. Over the columns of a D32 max P3 run
 EFCE had objective 0.138 and the best with ε = 0.1 % of R had 0.215, 3.8 % of R more
 (``benchmarks/efce_violation_frontier.py``). The rest of the target-gap run checks ε ≤ t·R and
 |U − objective| ≤ t·R, which bound the objective from below only (objective ≥ U − t·R ≥
-OPT − t·R). Without L the balanced mix would spend exactly that freedom: the violation the
-criterion allows, for objective that may lie more than t·R above OPT. With L, s ≤ t certifies
-both sides: OPT − t·R ≤ U − t·R ≤ objective ≤ L + t·R ≤ OPT + t·R, and ε ≤ t·R, which is the
-thesis's "1 % for both optimality and feasibility" with OPT unknown.
+OPT − t·R). Without L (the default run) the balanced mix spends exactly that freedom: the
+violation the criterion allows, for objective that may lie more than t·R above OPT; the run then
+reports L from its final columns, so the answer says how far that side is bracketed. With L
+(``two_sided``), s ≤ t certifies both sides: OPT − t·R ≤ U − t·R ≤ objective ≤ L + t·R ≤
+OPT + t·R, and ε ≤ t·R, which is the thesis's "1 % for both optimality and feasibility" with
+OPT unknown.
 
 **The violation frontier.** :func:`best_within_violation` is the LP
 
@@ -91,10 +93,10 @@ class BalancedMix:
 
 
 def _balanced_lp(master: highspy.Highs, num_e: int, costs: np.ndarray, upper: float,
-                 scale: float, lower: float | None) -> tuple[highspy.Highs, int]:
+                 scale: float, lower: float | None) -> highspy.Highs:
     """The LP of the module docstring on a copy of the master's columns and cuts: the master's
-    columns are [e (``num_e``), μ (one per column)], its rows [convexity, cuts]. Returns the
-    HiGHS instance and the index of s."""
+    columns are [e (``num_e``), μ (one per column)], its rows [convexity, cuts]; s is the last
+    column."""
     h = quiet_highs()
     h.passModel(master.getLp())
     ncol = h.getNumCol()
@@ -118,7 +120,7 @@ def _balanced_lp(master: highspy.Highs, num_e: int, costs: np.ndarray, upper: fl
     if lower is not None:                                  # Σ μ c − R·s ≤ L
         index = np.r_[mu_cols, s].astype(np.int32)
         h.addRow(-inf, lower, index.size, index, np.r_[costs, -scale])
-    return h, s
+    return h
 
 
 def _with_separation(model, build, tol: float, time_limit: float | None):
@@ -160,18 +162,16 @@ def balanced_mix(model, upper: float, scale: float, tol: float, time_limit: floa
     not end optimal (time limit included)."""
     start = time.perf_counter()
     costs = np.asarray(model.costs, dtype=float)
-    where = {}
+    s = model.num_e + costs.size                  # s follows the master's columns [e, μ]
 
     def build() -> highspy.Highs:
-        h, where["s"] = _balanced_lp(model._highs, model.num_e, costs, upper, scale, lower)
-        return h
+        return _balanced_lp(model._highs, model.num_e, costs, upper, scale, lower)
 
     found = _with_separation(model, build, tol, time_limit)
     if found is None:
         return None
     x, closed, rounds, added = found
-    mu = np.clip(x[model.num_e:where["s"]], 0.0, None)
-    return BalancedMix(mu, float(x[where["s"]]), closed, rounds, added,
+    return BalancedMix(np.clip(x[model.num_e:s], 0.0, None), float(x[s]), closed, rounds, added,
                        time.perf_counter() - start)
 
 
