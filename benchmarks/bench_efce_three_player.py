@@ -108,7 +108,6 @@ def solve_row(game: str, params: dict, objective: str, time_limit: float,
             "relative_bound_gap": None if ub is None else abs(ub - r.objective) / scale,
             "relative_gap": r.gap / scale, "columns": r.extra["columns"],
             "support": len(r.distribution), "range": scale,
-            "lower_bound": r.extra.get("lower_bound"),
             "two_sided": (None if r.extra.get("two_sided_gap") is None
                           else r.extra["two_sided_gap"] / scale),
             "tuple_bound": r.extra["tuple_relaxation"].get("upper_bound"),

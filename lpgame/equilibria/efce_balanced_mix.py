@@ -35,16 +35,17 @@ high for certain, and the score asks no more of the objective than that.) It is 
 the criterion's two parts are linear in μ once the deviations are fixed.
 
 **Why the lower bound.** An ε-EFCE's objective can lie *above* OPT: violating the triggers buys
-objective, and on these games it buys much. Over the columns of a D32 max P3 run, the best exact
-EFCE had objective 0.138 and the best with ε = 0.1 % of R had 0.215, 3.8 % of R more
-(``benchmarks/efce_violation_frontier.py``). The rest of the target-gap run checks ε ≤ t·R and
-|U − objective| ≤ t·R, which bound the objective from below only (objective ≥ U − t·R ≥
-OPT − t·R). Without L (the default run) the balanced mix spends exactly that freedom: the
-violation the criterion allows, for objective that may lie more than t·R above OPT; the run then
-reports L from its final columns, so the answer says how far that side is bracketed. With L
-(``two_sided``), s ≤ t certifies both sides: OPT − t·R ≤ U − t·R ≤ objective ≤ L + t·R ≤
-OPT + t·R, and ε ≤ t·R, which is the thesis's "1 % for both optimality and feasibility" with
-OPT unknown.
+objective, and on these games it buys much. Over the columns of a D32 max P3 run (R = 2), the
+best exact EFCE had objective 0.21196, the best with ε = 0.01 % of R already 0.21785, above the
+bound U = 0.21635 and so above OPT, and with ε = 1 % of R 0.5369
+(``benchmarks/efce_violation_frontier.py``; docs/efce_three_player.md). The rest of the
+target-gap run checks ε ≤ t·R and |U − objective| ≤ t·R, which bound the objective from below
+only (objective ≥ U − t·R ≥ OPT − t·R). Without L (the default run) the balanced mix spends
+exactly that freedom: the violation the criterion allows, for objective that may lie more than
+t·R above OPT; the run then reports L from its final columns, so the answer says how far that
+side is bracketed. With L (``two_sided``), s ≤ t certifies both sides: OPT − t·R ≤ U − t·R ≤
+objective ≤ L + t·R ≤ OPT + t·R, and ε ≤ t·R, which is the thesis's "1 % for both optimality and
+feasibility" with OPT unknown.
 
 **The violation frontier.** :func:`best_within_violation` is the LP
 
@@ -128,7 +129,7 @@ def _with_separation(model, build, tol: float, time_limit: float | None):
     columns are the master's: e, then μ), separate the trigger cuts that its μ violates beyond
     its e by more than ``tol`` into the master, and repeat until none is added
     (``MAX_SEPARATION_ROUNDS`` at most). (solution, closed, rounds, cuts added), or None when an
-    LP does not end optimal (time limit included)."""
+    LP does not end optimal (time limit included). The solution is (all columns' values, μ)."""
     start = time.perf_counter()
     added = 0
     for rounds in range(1, MAX_SEPARATION_ROUNDS + 1):
@@ -150,8 +151,8 @@ def _with_separation(model, build, tol: float, time_limit: float | None):
             model.e = slacks
         added += new
         if not new:
-            return x, True, rounds, added
-    return x, False, MAX_SEPARATION_ROUNDS, added
+            return (x, mu), True, rounds, added
+    return (x, mu), False, MAX_SEPARATION_ROUNDS, added
 
 
 def balanced_mix(model, upper: float, scale: float, tol: float, time_limit: float | None,
@@ -162,7 +163,6 @@ def balanced_mix(model, upper: float, scale: float, tol: float, time_limit: floa
     not end optimal (time limit included)."""
     start = time.perf_counter()
     costs = np.asarray(model.costs, dtype=float)
-    s = model.num_e + costs.size                  # s follows the master's columns [e, μ]
 
     def build() -> highspy.Highs:
         return _balanced_lp(model._highs, model.num_e, costs, upper, scale, lower)
@@ -170,9 +170,9 @@ def balanced_mix(model, upper: float, scale: float, tol: float, time_limit: floa
     found = _with_separation(model, build, tol, time_limit)
     if found is None:
         return None
-    x, closed, rounds, added = found
-    return BalancedMix(np.clip(x[model.num_e:s], 0.0, None), float(x[s]), closed, rounds, added,
-                       time.perf_counter() - start)
+    (x, mu), closed, rounds, added = found
+    score = float(x[-1])                          # s is the last column (_balanced_lp)
+    return BalancedMix(mu, score, closed, rounds, added, time.perf_counter() - start)
 
 
 def best_within_violation(model, violation: float, tol: float,
@@ -199,6 +199,5 @@ def best_within_violation(model, violation: float, tol: float,
     found = _with_separation(model, build, tol, time_limit)
     if found is None:
         return None
-    x, closed, _, _ = found
-    mu = np.clip(x[model.num_e:model.num_e + costs.size], 0.0, None)
+    (_, mu), closed, _, _ = found
     return mu, float(costs @ mu), closed

@@ -1202,6 +1202,18 @@ def _target_score(objective: float, gap: float, bounds: _Bounds, two_sided: bool
     return score
 
 
+def _lower_bound(model: Model, bounds: _Bounds, measure, tol: float,
+                 limit: float | None) -> tuple[float, float, np.ndarray] | None:
+    """The best exact EFCE over the columns (the violation frontier at 0), offered to
+    ``bounds.lower`` when separation closed: (objective, measured gap, μ), or None."""
+    found = best_within_violation(model, 0.0, CUT_TOLERANCE * tol, limit)
+    if found is None or not found[2]:
+        return None
+    objective, gap = measure(found[0])
+    bounds.lower = objective if bounds.lower is None else max(bounds.lower, objective)
+    return objective, gap, found[0]
+
+
 def _elastic_run(model: Model, start: float, main_limit: float | None, tol: float, target: float,
                  penalty: float, max_columns: int, verbose: bool, measure, scale: float,
                  drop_after: int, bounds: _Bounds, two_sided: bool = False) -> dict:
@@ -1248,16 +1260,6 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
             best = (score, mu_.copy())
         return score <= target, gap_
 
-    def lower_bound(limit: float | None) -> tuple[float, float, np.ndarray] | None:
-        """The best exact EFCE over the columns (the violation frontier at 0), offered to
-        ``bounds.lower`` when separation closed: (objective, measured gap, μ), or None."""
-        found = best_within_violation(model, 0.0, CUT_TOLERANCE * tol, limit)
-        if found is None or not found[2]:
-            return None
-        obj_, gap_ = measure(found[0])
-        bounds.lower = obj_ if bounds.lower is None else max(bounds.lower, obj_)
-        return obj_, gap_, found[0]
-
     def balance(limit: float | None) -> bool:
         """The balanced mix over the current columns (:mod:`lpgame.equilibria.efce_balanced_mix`):
         μ minimising max(ε, |U − objective|) against the cuts, measured independently and kept as
@@ -1272,7 +1274,7 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         met = False
         # the lower bound L only where the rule needs it (its LP, separated, cost a default
         # L3132 max P2 run its 1 % within 1 500 s); default runs compute it once, at the end
-        exact = lower_bound(limit) if two_sided else None
+        exact = _lower_bound(model, bounds, measure, tol, limit) if two_sided else None
         if exact is not None:                  # the best exact EFCE may meet the target itself
             score = _target_score(exact[0], exact[1], bounds, two_sided)
             if best is None or score <= best[0]:
@@ -1429,7 +1431,6 @@ def _elastic_run(model: Model, start: float, main_limit: float | None, tol: floa
         if balance(0.5 * BOUND_RESERVE / (1.0 - BOUND_RESERVE) * main_limit):
             status = "target_gap"
     return {"status": status, "last": last, "best": best, "history": history,
-            "lower_bound": lower_bound,
             "iterations": iterations, "violation": e, "penalty": penalty, "penalties": penalties,
             "seconds": parts, "dropped_columns": dropped[0]}
 
@@ -1744,7 +1745,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         # objective is bracketed from both sides (module docstring, "Elastic master")
         remaining = left(time_limit)
         if remaining is None or remaining > 0:
-            elastic_run["lower_bound"](remaining)
+            _lower_bound(model, bounds, measure, tol, remaining)
     upper_bound, milp_seconds = bounds.upper, bounds.milp_seconds
     end_solve = time.perf_counter()
     if mu is None:                       # the time limit came before the first master
