@@ -60,7 +60,7 @@ def solve_case(time_limit: float, solver: str) -> dict:
     """Shrink, compile the abstract game, build its LP and run HiGHS until the time limit."""
     import lpgame
     from lpgame.abstraction import gameshrink
-    from lpgame.equilibria.zero_sum import solve_zero_sum
+    from lpgame.equilibria.zero_sum.nash import solve_zero_sum
     from lpgame.errors import ModelTooLargeError, SolverTimeLimitError
     from lpgame.sequence_form import SequenceForm
 

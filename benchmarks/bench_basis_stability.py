@@ -4,10 +4,10 @@ Run from the repository root::
 
     python -m benchmarks.bench_basis_stability [--only TEXT]
 
-For each case (game, refinement, ξ), the trembling LP of :mod:`lpgame.equilibria.trembling` is
+For each case (game, refinement, ξ), the trembling LP of :mod:`lpgame.equilibria.refinements.perturbed_lp` is
 built, P(ξ) is solved once by HiGHS's simplex from a cold start (so the basis may differ from the
 one the warm-started limit loop finds at the same ξ: L2232 EFPE at 1/8192), and its optimal basis is tested by
-:func:`lpgame.lp.basis_stability.certify_stable_basis` (python-flint rationals, block triangular
+:func:`lpgame.equilibria.refinements.basis_stability.certify_stable_basis` (python-flint rationals, block triangular
 sparse LU, Taylor or Laurent series). Columns: the case, the basis size, the verdict (stable, with
 the method, or why not), the HiGHS seconds and the seconds of the exact test. The games are those
 of Table 13.1 (notes/farina-thesis.md §3.3) from the catalog, as in :mod:`benchmarks.bench_refinements`.
@@ -28,9 +28,9 @@ import numpy as np  # noqa: E402
 
 import lpgame  # noqa: E402
 from lpgame.compile import compile_game  # noqa: E402
-from lpgame.equilibria.trembling import refinement_lp, sequence_depths  # noqa: E402
+from lpgame.equilibria.refinements.perturbed_lp import refinement_lp, sequence_depths  # noqa: E402
 from lpgame.lp import solve_lp  # noqa: E402
-from lpgame.lp.basis_stability import NotStableError, certify_stable_basis  # noqa: E402
+from lpgame.equilibria.refinements.basis_stability import NotStableError, certify_stable_basis  # noqa: E402
 from lpgame.lp.solution import BASIS_BASIC  # noqa: E402
 
 GAMES = {"K23": ("kuhn_poker", {}), "G23": ("goofspiel", {"cards": 3}),

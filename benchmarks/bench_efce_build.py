@@ -25,9 +25,9 @@ import time
 def main(argv: list[str] | None = None) -> None:
     import lpgame
     from lpgame.analysis import correlated_gaps as cg
-    from lpgame.equilibria.correlation_decomposition import correlation_chain
-    from lpgame.equilibria.efce import CorrelationPlanSpace
-    from lpgame.equilibria.efce_learning import trigger_forest
+    from lpgame.equilibria.correlated.correlation_decomposition import correlation_chain
+    from lpgame.equilibria.correlated.efce import CorrelationPlanSpace
+    from lpgame.equilibria.correlated.efce_learning import trigger_forest
 
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--learn":
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
 def learn(iterations: int, name: str, args: list[str]) -> None:
     """One learning run (welfare, DRM) of ``iterations`` iterations: seconds and peak memory."""
     import lpgame
-    from lpgame.equilibria.efce_learning import solve_efce_learning
+    from lpgame.equilibria.correlated.efce_learning import solve_efce_learning
 
     params = {k: int(v) for k, v in (a.split("=") for a in args)}
     sf = lpgame.compile_game(lpgame.games.make(name, **params))

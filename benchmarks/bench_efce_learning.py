@@ -8,7 +8,7 @@ Run from the repository root::
                                              [--minimiser drm|prm+] [--multiplier L]
 
 Each (game, objective) is one child process (:mod:`benchmarks.isolated`): the learner of
-:mod:`lpgame.equilibria.efce_learning` runs to 0.1 % of the payoff range or ``--budget`` seconds;
+:mod:`lpgame.equilibria.correlated.efce_learning` runs to 0.1 % of the payoff range or ``--budget`` seconds;
 its checkpoint history gives the time at which the 1 % criterion first held (the averaged plan's
 EFCE gap, measured by :mod:`lpgame.analysis.correlated_gaps`, and the optimality slack against the
 Lagrangian bound both ≤ 1 % of the range) and the time of 0.1 %. Then HiGHS solves the optimal-EFCE
@@ -89,8 +89,8 @@ def learn_row(game: str, params: dict, objective: str, budget: float, lp_limit: 
     import time
 
     import lpgame
-    from lpgame.equilibria.efce import solve_correlation_plan
-    from lpgame.equilibria.efce_learning import solve_efce_learning
+    from lpgame.equilibria.correlated.efce import solve_correlation_plan
+    from lpgame.equilibria.correlated.efce_learning import solve_efce_learning
     from lpgame.errors import LpgameError
 
     start = time.perf_counter()

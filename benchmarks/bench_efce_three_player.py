@@ -6,7 +6,7 @@ Run from the repository root::
     python -m benchmarks.bench_efce_three_player [--only TEXT] [--time-limit S] [--jobs N]
 
 Each (game, objective) is one child process (:mod:`benchmarks.isolated`) running
-:func:`lpgame.equilibria.efce_n_player.solve_efce_column_generation` with ``time_limit`` seconds
+:func:`lpgame.equilibria.correlated.efce_n_player.solve_efce_column_generation` with ``time_limit`` seconds
 (85 % for the column generation, the rest for a last MILP that bounds the optimum when the run has
 not finished). Objectives: maximise P1, P2 or P3's utility, as Table 10.1 does for three-player
 zero-sum games (notes/farina-thesis.md §3.4).
@@ -66,7 +66,7 @@ def solve_row(game: str, params: dict, objective: str, time_limit: float,
               two_sided: bool = False) -> dict:
     """One case, in the child: the column generation's figures."""
     import lpgame
-    from lpgame.equilibria.efce_n_player import solve_efce_column_generation
+    from lpgame.equilibria.correlated.efce_n_player import solve_efce_column_generation
 
     g = lpgame.games.make(game, **params)
     note_progress(stage="solving")
@@ -197,7 +197,7 @@ def main(argv=None) -> int:
           "EFCE over the run's columns (a lower bound on the optimum), so it bounds "
           "|objective − optimum|/R from both sides; — = no exact EFCE among the columns")
     print("tuple: seconds of the tuple relaxation's LP, whose optimum is an upper bound on the "
-          "optimal EFCE (lpgame.equilibria.efce_tuple_relaxation); — = not used or not solved "
+          "optimal EFCE (lpgame.equilibria.correlated.efce_tuple_relaxation); — = not used or not solved "
           "in its share of the time")
     return 0
 

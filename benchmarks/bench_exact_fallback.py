@@ -6,7 +6,7 @@ Run from the repository root::
 
 For each instance of :data:`benchmarks.bench_tables.INSTANCES` whose sequence-form LP has at most
 ``--max-rows`` rows (the small ones: a run stays within a few minutes), the exact-mode security LP
-(:func:`lpgame.equilibria.security.security_lp`) is solved once by HiGHS's simplex, and its optimal
+(:func:`lpgame.equilibria.zero_sum.security.security_lp`) is solved once by HiGHS's simplex, and its optimal
 basis is certified in rational arithmetic by each of exact mode's paths
 (:func:`lpgame.lp.solve_lp_exact`):
 
@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import lpgame  # noqa: E402
 import lpgame.lp.exact as exact_module  # noqa: E402
 from benchmarks.bench_tables import INSTANCES  # noqa: E402
-from lpgame.equilibria.security import security_lp  # noqa: E402
+from lpgame.equilibria.zero_sum.security import security_lp  # noqa: E402
 from lpgame.lp import solve_lp  # noqa: E402
 from lpgame.lp.exact import certify_basis  # noqa: E402
 from lpgame.lp.exact_simplex import exact_simplex  # noqa: E402

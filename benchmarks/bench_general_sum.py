@@ -64,11 +64,11 @@ def bimatrix_case(tool: str, n: int, seed: int = 0, high: int = 100) -> dict:
         from lpgame.game import NormalFormGame
         game = NormalFormGame(np.stack([a, b]).astype(object), name=f"random {n}x{n}")
         if tool == "lpgame enumeration":
-            from lpgame.equilibria.enumeration import bimatrix_extreme_equilibria
+            from lpgame.equilibria.general_sum.enumeration import bimatrix_extreme_equilibria
             start = time.perf_counter()
             found = bimatrix_extreme_equilibria(a.astype(object), b.astype(object))
             return {"seconds": time.perf_counter() - start, "count": len(found.equilibria)}
-        from lpgame.equilibria.lemke import solve_lemke
+        from lpgame.equilibria.general_sum.lemke import solve_lemke
         start = time.perf_counter()
         result = solve_lemke(game, exact=tool.endswith("(exact)"))
         return {"seconds": time.perf_counter() - start, "count": 1,
@@ -101,7 +101,7 @@ def tree_case(tool: str, name: str, params: dict) -> dict:
     from lpgame.games.registry import make
     game = make(name, **params)
     if tool.startswith("lpgame"):
-        from lpgame.equilibria.lemke import solve_lemke
+        from lpgame.equilibria.general_sum.lemke import solve_lemke
         sf = compile_game(game)
         start = time.perf_counter()
         result = solve_lemke(sf, exact=tool.endswith("(exact)"))
@@ -125,7 +125,7 @@ def arithmetic_case(name: str, n: int = 0, fractions: bool = False) -> dict:
     import numpy as np
 
     from lpgame.compile import compile_game
-    from lpgame.equilibria.lemke import lemke, sequence_form_lcp
+    from lpgame.equilibria.general_sum.lemke import lemke, sequence_form_lcp
     from lpgame.game import NormalFormGame
     from lpgame.games.registry import make
     if name == "random":

@@ -6,7 +6,7 @@ Run from the repository root::
 
 **Optimal Nash.** On random n × n bimatrix games (integer payoffs in [−9, 9], seed 0) the best
 welfare of a Nash equilibrium is found two ways: lpgame's MILP (Sandholm, Gilpin & Conitzer 2005;
-:mod:`lpgame.equilibria.optimal_nash`; HiGHS branch and bound to a proven optimum, then the LP with
+:mod:`lpgame.equilibria.general_sum.optimal_nash`; HiGHS branch and bound to a proven optimum, then the LP with
 the support fixed) and, as the peer, the maximum over every extreme equilibrium that Gambit's
 ``enummixed_solve(rational=True)`` enumerates (and nashpy's ``vertex_enumeration`` in floats). The
 optimum must agree to 1e-9. Each case runs in its own process (:mod:`benchmarks.isolated`) with a
@@ -41,7 +41,7 @@ def case_milp(n: int) -> dict:
     import time
 
     from lpgame.compile import compile_game
-    from lpgame.equilibria.optimal_nash import solve_optimal_nash
+    from lpgame.equilibria.general_sum.optimal_nash import solve_optimal_nash
     start = time.perf_counter()
     r = solve_optimal_nash(compile_game(_bimatrix(n)), "welfare", beside_ce=False)
     return {"welfare": float(sum(r.values)), "seconds": time.perf_counter() - start,
@@ -78,7 +78,7 @@ def case_kuhn_rake(cards: int) -> dict:
     import time
 
     from lpgame.compile import compile_game
-    from lpgame.equilibria.optimal_nash import solve_optimal_nash
+    from lpgame.equilibria.general_sum.optimal_nash import solve_optimal_nash
     from lpgame.games import make
     start = time.perf_counter()
     sf = compile_game(make("kuhn_poker_rake", rake=0.1, cards=cards))
@@ -92,7 +92,7 @@ def case_kuhn_rake(cards: int) -> dict:
 def case_stackelberg(n: int, method: str) -> dict:
     import time
 
-    from lpgame.equilibria.stackelberg import solve_stackelberg
+    from lpgame.equilibria.general_sum.stackelberg import solve_stackelberg
     start = time.perf_counter()
     r = solve_stackelberg(_bimatrix(n), leader=1, method=method)
     return {"leader_value": float(r.extra["leader_value"]), "seconds": time.perf_counter() - start}

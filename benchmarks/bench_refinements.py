@@ -5,11 +5,11 @@ Run from the repository root::
     python -m benchmarks.bench_refinements [--max-seconds S] [--only TEXT] [--refinements qpe,efpe]
                                            [--no-openspiel]
 
-Each row is one :func:`lpgame.equilibria.refinements.solve_refinement` in its own child process
+Each row is one :func:`lpgame.equilibria.refinements.refined_equilibrium.solve_refinement` in its own child process
 (:mod:`benchmarks.isolated`): build the trembling LP (Farina 2023, Props. 13.1–13.2), the limit loop
 of §13.4 (HiGHS's dual simplex on P(ξ), ξ = 2⁻³ … 2⁻²⁰, 2⁻³⁰ … 2⁻⁶⁰, the exact stable-basis test of
 each distinct basis; then the exact stage, an exact simplex at fixed rational ξ = 2⁻¹⁰ … 2⁻¹⁰⁰
-warm-started from HiGHS's or the previous exact basis, :mod:`lpgame.lp.exact_limit`; the exact
+warm-started from HiGHS's or the previous exact basis, :mod:`lpgame.equilibria.refinements.exact_limit`; the exact
 criss-cross method over ℚ(ε) last), and the independent certificate (exact NashConv and the
 refinement's own property on the tree). Columns: Farina's name, the refinement, the status
 ("certified", or "partial" with the smallest ξ reached), the ξ at which the stable basis was found
@@ -61,7 +61,7 @@ INSTANCES = [
 def run_case(game: str, params: dict, refinement: str, time_limit: float) -> dict:
     """Child: one refinement of one catalog game (module docstring)."""
     import lpgame
-    from lpgame.equilibria.refinements import solve_refinement
+    from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
     start = time.perf_counter()
     instance = lpgame.games.make(game, **params)
     result = solve_refinement(instance, refinement, time_limit=time_limit)
@@ -86,7 +86,7 @@ def run_openspiel(game: str, time_limit: float) -> dict:
     import pyspiel
     from open_spiel.python.algorithms import sequence_form_lp
 
-    from lpgame.equilibria.refinements import solve_refinement
+    from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
     from lpgame.io.openspiel import game_from_openspiel, strategies_from_openspiel_policy
     spiel = pyspiel.load_game(game)
     start = time.perf_counter()

@@ -12,7 +12,7 @@ Dudo(5,2,2), Dudo(6,1,2), Dudo(6,2,1) and Domino(3,4) unsolved (notes/rojas-lina
 Dudo(6,1,2) and Dudo(6,2,1), whose LPs (4 million columns) HiGHS and Clarabel do not finish, and
 Dudo(5,2,2) (31 million columns, a payoff matrix of 236 million entries), one
 ``lpgame.solve(..., algorithm="double_oracle")`` (restricted LPs grown by best responses,
-:mod:`lpgame.equilibria.double_oracle`; for Dudo(5,2,2) its products read the deals × public
+:mod:`lpgame.equilibria.zero_sum.double_oracle`; for Dudo(5,2,2) its products read the deals × public
 leaves payoff table, :mod:`lpgame.game.signal_payoffs`).
 
 The tables are one sweep (:func:`table_points`, run by :func:`lpgame.sweep.sweep`): each instance is a
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
                                 f"kept {k1:,d} of {n1:,d} and {k2:,d} of {n2:,d} sequences (its LP "
                                 "is the one in the table)")
     if oracle_notes:
-        print("\nSolved by the double oracle (lpgame.equilibria.double_oracle; solver s = HiGHS on "
+        print("\nSolved by the double oracle (lpgame.equilibria.zero_sum.double_oracle; solver s = HiGHS on "
               "all the restricted LPs, total s includes the best responses of every round):")
         for note in oracle_notes:
             print(f"  {note}")

@@ -5,12 +5,12 @@ Run from the repository root::
     python -m benchmarks.bench_tmecor [--only TEXT] [--method belief_dag|column_generation]
                                       [--max-seconds S] [--certificate-seconds S]
 
-Each row is one ``solve_tmecor(game, team=(1, 2), method=...)`` (:mod:`lpgame.equilibria.tmecor`)
+Each row is one ``solve_tmecor(game, team=(1, 2), method=...)`` (:mod:`lpgame.equilibria.teams.tmecor`)
 in its own child process (:mod:`benchmarks.isolated`). None of these teams is triangle-free
 (private cards or dice).
 
 ``--method belief_dag`` (the default) is one LP over the flows of the team belief DAG
-(:mod:`lpgame.team_belief_dag`, :func:`lpgame.equilibria.tmecor_lp.belief_dag_lp`; Zhang, Farina &
+(:mod:`lpgame.equilibria.teams.team_belief_dag`, :func:`lpgame.equilibria.teams.tmecor_lp.belief_dag_lp`; Zhang, Farina &
 Sandholm 2023, the algorithm behind Table 11.2's "Ours" column, which runs regret minimisation on the
 same DAG). Columns: the DAG's beliefs / prescriptions beside Table 11.2's "Ω▲ simplexes / dim" (the
 counting conventions differ, docs/tmecor.md), the seconds to build the DAG, to solve the LP (HiGHS)
@@ -63,7 +63,7 @@ def solve_row(game: str, params: dict, method: str, max_seconds: float,
     """One row (runs in the child process)."""
     import lpgame.games
     from lpgame.compile import compile_game
-    from lpgame.equilibria.tmecor import solve_tmecor
+    from lpgame.equilibria.teams.tmecor import solve_tmecor
 
     sf = compile_game(lpgame.games.make(game, **params))
     options = {"time_limit": max_seconds} if method == "column_generation" else {}
@@ -99,7 +99,7 @@ def stepwise_sizes(game: str, params: dict, members: tuple[int, ...]) -> dict:
     children are the connected components of the next step's reached histories, identical sets
     merged. A member's knowledge at any history is read off the catalog's trees, where every move
     after the deal is public: its part of the deal label ("J-Q-K") and the moves since. This is a
-    size comparison only: the library's DAG (:mod:`lpgame.team_belief_dag`) needs no knowledge
+    size comparison only: the library's DAG (:mod:`lpgame.equilibria.teams.team_belief_dag`) needs no knowledge
     beyond the game's information sets.
     """
     import itertools
@@ -107,7 +107,7 @@ def stepwise_sizes(game: str, params: dict, members: tuple[int, ...]) -> dict:
 
     import lpgame.games
     from lpgame.compile import as_game
-    from lpgame.team_belief_dag import team_tree_game
+    from lpgame.equilibria.teams.team_belief_dag import team_tree_game
 
     tree = team_tree_game(as_game(lpgame.games.make(game, **params)))
     graph = tree.graph

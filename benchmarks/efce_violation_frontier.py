@@ -1,11 +1,11 @@
 """How much objective violating the triggers buys: the violation frontier over the columns of a
-target-gap run (:func:`lpgame.equilibria.efce_balanced_mix.best_within_violation`).
+target-gap run (:func:`lpgame.equilibria.correlated.efce_balanced_mix.best_within_violation`).
 
 Run from the repository root::
 
     python -m benchmarks.efce_violation_frontier L3132 player3 --time-limit 1500 --tuple-seconds 600
 
-It runs the target-gap column generation (:mod:`lpgame.equilibria.efce_n_player`) on one row of
+It runs the target-gap column generation (:mod:`lpgame.equilibria.correlated.efce_n_player`) on one row of
 :mod:`benchmarks.bench_efce_three_player`, keeps its master (the joint-plan columns and the
 trigger cuts), and then prints, for each ε of ``--epsilons`` (fractions of the payoff range R),
 f(ε): the largest objective of a distribution over those columns whose trigger agents each gain
@@ -34,10 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     import lpgame
-    import lpgame.equilibria.efce_n_player as cg
+    import lpgame.equilibria.correlated.efce_n_player as cg
     from benchmarks.bench_efce_three_player import INSTANCES
     from lpgame.analysis.n_player_correlated_gaps import n_player_efce_gap
-    from lpgame.equilibria.efce_balanced_mix import best_within_violation
+    from lpgame.equilibria.correlated.efce_balanced_mix import best_within_violation
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("row", choices=[name for name, *_ in INSTANCES])

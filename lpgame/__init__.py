@@ -30,7 +30,10 @@ from lpgame.errors import (
     UnknownGameError,
 )
 
+from lpgame.moved_modules import install as _install_moved_modules
+
 __version__ = "0.2.0"
+_install_moved_modules()
 
 _PUBLIC = {
     "solve": "lpgame.api", "evaluate": "lpgame.api", "compile_game": "lpgame.api",

@@ -82,7 +82,7 @@ def cmd_games(args) -> int:
 
 
 def cmd_info(args) -> int:
-    from lpgame.equilibria.security import security_lp
+    from lpgame.equilibria.zero_sum.security import security_lp
     from lpgame.sequence_form import SequenceForm
 
     progress = Progress(args.quiet)
@@ -309,7 +309,7 @@ def _write_lp_file(lp, path: str) -> None:
 
 
 def cmd_export(args) -> int:
-    from lpgame.equilibria.security import security_lp
+    from lpgame.equilibria.zero_sum.security import security_lp
     from lpgame.sequence_form import SequenceForm
 
     progress = Progress(args.quiet)

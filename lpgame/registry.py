@@ -237,7 +237,8 @@ _BUILTIN_LOADED = False
 
 
 def load_builtin_concepts() -> None:
-    """Import every module of :mod:`lpgame.equilibria` once; each registers its concepts.
+    """Import every module of :mod:`lpgame.equilibria` and of its family packages (``zero_sum``,
+    ``general_sum``, ``correlated``, ``teams``, ``refinements``) once; each registers its concepts.
 
     The package is found by name (plug-in discovery, as entry points would), so the registry
     itself imports nothing above it."""
@@ -248,8 +249,8 @@ def load_builtin_concepts() -> None:
     import importlib
     import pkgutil
     package = importlib.import_module("lpgame.equilibria")
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{module.name}")
+    for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+        importlib.import_module(module.name)
 
 
 def _load() -> None:

@@ -4,7 +4,7 @@ Every result has (JSON keys of :meth:`SolveResult.to_dict`, ``lpgame solve --jso
 
 ``kind``          ``"profile"`` (a strategy per player: :class:`Result`), ``"correlated"``
                   (a distribution or correlation plan:
-                  :class:`~lpgame.equilibria.correlated.CorrelatedResult`), or a concept's own
+                  :class:`~lpgame.equilibria.correlated.ce_cce.CorrelatedResult`), or a concept's own
 ``game``, ``concept``, ``variant`` (the registry entry that solved it), ``backend``
 ``exact``         True when the numbers are rationals certified in exact arithmetic (only then)
 ``value``         player 1's value (a number, or a string such as "-1/18" in exact mode)

@@ -374,7 +374,7 @@ def sequence_form_kuhn() -> list:
         code('''
         from IPython.display import Math
 
-        from lpgame.equilibria.security import security_lp
+        from lpgame.equilibria.zero_sum.security import security_lp
 
         lp = security_lp(sf, player=0).lp
         print(lp.describe())
@@ -563,13 +563,13 @@ def correlated_equilibria() -> list:
         ## The CE linear program
 
         Four variables ψ(C,C), ψ(C,D), ψ(D,C), ψ(D,D), the probability row, and one incentive row per
-        player and ordered pair of actions (here 2 + 2). `lpgame.equilibria.correlated.correlated_lp`
+        player and ordered pair of actions (here 2 + 2). `lpgame.equilibria.correlated.ce_cce.correlated_lp`
         writes it; `to_latex(rows=True)` prints it row by row.
         """),
         code('''
         from IPython.display import Math
 
-        from lpgame.equilibria.correlated import as_strategic_form, correlated_lp
+        from lpgame.equilibria.correlated.ce_cce import as_strategic_form, correlated_lp
 
         ce_lp = correlated_lp(as_strategic_form(chicken), "ce", objective="welfare")
         print(ce_lp.describe())
@@ -670,7 +670,7 @@ def correlated_equilibria() -> list:
         cards, is not.
         """),
         code('''
-        from lpgame.equilibria.efce import CorrelationPlanSpace
+        from lpgame.equilibria.correlated.efce import CorrelationPlanSpace
 
         kuhn = lpgame.games.make("kuhn_poker")
         kuhn_space = CorrelationPlanSpace(lpgame.compile_game(kuhn))
@@ -693,7 +693,7 @@ def correlated_equilibria() -> list:
         code('''
         from itertools import product
 
-        from lpgame.equilibria.efce import decompose_plan
+        from lpgame.equilibria.correlated.efce import decompose_plan
         from lpgame.lp import LinearProgram, solve_lp
 
         cycle = [("J", "Q check", "agree"), ("K", "Q check", "agree"), ("K", "J check", "agree"),
@@ -1330,10 +1330,10 @@ def opponent_modelling() -> list:
         **ε-safe best response** (notes §B.7, the LP analogue of a restricted Nash response): keep the
         security LP of notebook 2 and add one row, $v_\emptyset \ge v^* - \varepsilon$, so that every
         feasible $x$ guarantees at least $v^* - \varepsilon$; then maximise the value against the model,
-        $x^\top U y_{\text{model}}$. `lpgame.equilibria.safe_best_response` builds it:
+        $x^\top U y_{\text{model}}$. `lpgame.equilibria.zero_sum.safe_best_response` builds it:
         """),
         code('''
-        from lpgame.equilibria.safe_best_response import safe_best_response_lp, safe_frontier
+        from lpgame.equilibria.zero_sum.safe_best_response import safe_best_response_lp, safe_frontier
 
         model = player2(*opponents["O2"])
         model_plan = sf.plan_from_behaviour(1, sf.behaviour_from_dict(1, model))
@@ -1408,7 +1408,7 @@ def general_sum_equilibria() -> list:
         """),
         code("""
         from lpgame.compile import compile_game
-        from lpgame.equilibria.lemke import lemke, sequence_form_lcp
+        from lpgame.equilibria.general_sum.lemke import lemke, sequence_form_lcp
 
         game = lpgame.games.make("von_stengel_3x2")
         print("A =", game.payoff_array(0).astype(int).tolist(), " B =",
@@ -1520,7 +1520,7 @@ def refinements() -> list:
         code(SETUP + "\n\nfrom fractions import Fraction\n\n"
              "from lpgame.analysis.exploitability import evaluate_plans_exact\n"
              "from lpgame.compile import compile_game\n"
-             "from lpgame.equilibria.refinements import solve_refinement"),
+             "from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement"),
         md(r"""
         ## Kuhn poker: "K check, bet"
 
@@ -1547,7 +1547,7 @@ def refinements() -> list:
         added on the same blocks):
         """),
         code('''
-        from lpgame.equilibria.trembling import qpe_lp
+        from lpgame.equilibria.refinements.perturbed_lp import qpe_lp
 
         trembling = qpe_lp(sf).tlp
         print(trembling.base.describe())

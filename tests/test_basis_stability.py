@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 
 import lpgame
 from lpgame.compile import compile_game
-from lpgame.equilibria.refinements import solve_refinement
-from lpgame.equilibria.trembling import efpe_lp, sequence_depths
+from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
+from lpgame.equilibria.refinements.perturbed_lp import efpe_lp, sequence_depths
 from lpgame.lp import solve_lp
-from lpgame.lp.basis_stability import (
+from lpgame.equilibria.refinements.basis_stability import (
     ExactFactor,
     LaurentSolver,
     NotStableError,
@@ -41,7 +41,7 @@ from lpgame.lp.basis_stability import (
 )
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC
-from lpgame.lp.trembling import TremblingLP, solve_limit
+from lpgame.equilibria.refinements.limit import TremblingLP, solve_limit
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

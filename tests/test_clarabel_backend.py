@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lpgame
-from lpgame.equilibria.security import compressed_security_lp, security_lp
-from lpgame.equilibria.zero_sum import solve_zero_sum
+from lpgame.equilibria.zero_sum.security import compressed_security_lp, security_lp
+from lpgame.equilibria.zero_sum.nash import solve_zero_sum
 from lpgame.errors import ExactCheckError, SolverError, SolverTimeLimitError
 from lpgame.lp import LinearProgram, solve_lp
 
@@ -106,7 +106,7 @@ def test_blocked_cumulative_sums_keep_the_lps_value(cards, block, player):
 
 
 def test_many_signals_use_blocks_of_about_sqrt_n():
-    from lpgame.equilibria.security import BLOCKED_SIGNALS_THRESHOLD
+    from lpgame.equilibria.zero_sum.security import BLOCKED_SIGNALS_THRESHOLD
 
     n = BLOCKED_SIGNALS_THRESHOLD
     built = security_lp(lpgame.compile_game(lpgame.games.make("one_card_poker", N=n)), 0)

@@ -1,4 +1,4 @@
-"""The sequence-form double oracle (lpgame/equilibria/double_oracle.py).
+"""The sequence-form double oracle (lpgame/equilibria/zero_sum/double_oracle.py).
 
 Sources that are not the double oracle: Kuhn poker's value −1/18 and player 2's unique equilibrium
 strategy (Kuhn 1950; Rojas Linárez 2020 Tabla 2.5, notes/gameshrink-and-hoehn.md §B.3); Leduc's
@@ -18,7 +18,7 @@ import pytest
 import lpgame
 from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.analysis.exploitability import evaluate_plans, evaluate_plans_exact
-from lpgame.equilibria.double_oracle import (
+from lpgame.equilibria.zero_sum.double_oracle import (
     check_closed_sequence_set,
     exact_payoff_submatrix,
     load_checkpoint,
@@ -26,7 +26,7 @@ from lpgame.equilibria.double_oracle import (
     restricted_security_lp,
     solve_zero_sum_double_oracle,
 )
-from lpgame.equilibria.zero_sum import solve_zero_sum
+from lpgame.equilibria.zero_sum.nash import solve_zero_sum
 from lpgame.errors import ExactCheckError, InvalidGameError, LpgameError, SolverTimeLimitError
 from lpgame.games import make
 from lpgame.lp import solve_lp

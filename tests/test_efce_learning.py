@@ -16,13 +16,13 @@ from scipy.optimize import linprog
 
 import lpgame
 from lpgame.analysis.correlated_gaps import efce_gap
-from lpgame.equilibria.correlation_decomposition import correlation_chain
-from lpgame.equilibria.efce import (
+from lpgame.equilibria.correlated.correlation_decomposition import correlation_chain
+from lpgame.equilibria.correlated.efce import (
     CorrelationPlanSpace,
     correlation_plan_lp,
     solve_correlation_plan,
 )
-from lpgame.equilibria.efce_learning import solve_efce_learning
+from lpgame.equilibria.correlated.efce_learning import solve_efce_learning
 from lpgame.errors import InvalidGameError, ModelTooLargeError, OptionError
 from lpgame.game import GameBuilder
 from lpgame.lp import solve_lp

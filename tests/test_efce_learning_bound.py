@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 import lpgame
 from lpgame.analysis.correlated_gaps import LagrangianBound, TriggerGains, trigger_gains
-from lpgame.equilibria.correlation_decomposition import (
+from lpgame.equilibria.correlated.correlation_decomposition import (
     correlation_chain,
     correlation_chain_recursive,
 )
-from lpgame.equilibria.efce import CorrelationPlanSpace, solve_correlation_plan
-from lpgame.equilibria.efce_learning import chain_dual, solve_efce_learning, trigger_forest
-from lpgame.sorted_keys import unique
+from lpgame.equilibria.correlated.efce import CorrelationPlanSpace, solve_correlation_plan
+from lpgame.equilibria.correlated.efce_learning import chain_dual, solve_efce_learning, trigger_forest
+from lpgame.lp.sorted_keys import unique
 from tests.test_efce_learning import payoff_range, staged_game
 
 

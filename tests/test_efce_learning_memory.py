@@ -16,11 +16,11 @@ import pytest
 
 import lpgame
 import lpgame.analysis.correlated_gaps as cg
-import lpgame.equilibria.scaled_extension as se
-from lpgame.equilibria.correlation_decomposition import correlation_chain
-from lpgame.equilibria.efce import CorrelationPlanSpace, solve_correlation_plan
-from lpgame.equilibria.efce_learning import solve_efce_learning, trigger_forest
-from lpgame.sorted_keys import INT32_LIMIT, as_index, index_dtype
+import lpgame.equilibria.correlated.scaled_extension as se
+from lpgame.equilibria.correlated.correlation_decomposition import correlation_chain
+from lpgame.equilibria.correlated.efce import CorrelationPlanSpace, solve_correlation_plan
+from lpgame.equilibria.correlated.efce_learning import solve_efce_learning, trigger_forest
+from lpgame.lp.sorted_keys import INT32_LIMIT, as_index, index_dtype
 
 TARGET = 0.001
 

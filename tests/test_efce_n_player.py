@@ -1,4 +1,4 @@
-"""Optimal EFCE of n-player games by column generation (lpgame.equilibria.efce_n_player), and the
+"""Optimal EFCE of n-player games by column generation (lpgame.equilibria.correlated.efce_n_player), and the
 independent n-player EFCE gap (lpgame.analysis.n_player_correlated_gaps).
 
 The reference in this file is written from the definition (Farina 2023, Def. 8.1–8.2; notes
@@ -32,9 +32,9 @@ from lpgame import Game, NormalFormGame
 from lpgame.analysis.n_player_correlated_gaps import n_player_efce_gap
 from lpgame.cli import main
 from lpgame.compile import compile_game
-from lpgame.equilibria.correlated import objective_weights
-from lpgame.equilibria.efce import solve_correlation_plan
-from lpgame.equilibria.efce_n_player import solve_efce_column_generation
+from lpgame.equilibria.correlated.ce_cce import objective_weights
+from lpgame.equilibria.correlated.efce import solve_correlation_plan
+from lpgame.equilibria.correlated.efce_n_player import solve_efce_column_generation
 from lpgame.errors import ConceptMismatchError, LpgameError, OptionError
 from lpgame.result import SolveResult
 
@@ -190,7 +190,7 @@ def test_cut_duals_map_to_dual_feasible_compact_duals(game, seed):
     (v-form) LP, must satisfy every v-column's dual constraint exactly (written here from the
     formulation: for trigger t at j and j' ⪰ j, Σ_{a'} y_dev[t, j'a'] equals y_obey[t] when
     j' = j and y_dev[t, parent sequence of j'] otherwise) and have the sign of ≥ rows."""
-    from lpgame.equilibria.efce_n_player import Model
+    from lpgame.equilibria.correlated.efce_n_player import Model
 
     sf = compile_game(game)
     rng = np.random.default_rng(seed)
@@ -410,7 +410,7 @@ def test_elastic_runs_that_drop_columns_at_every_master_keep_the_guarantees(game
     """Column dropping made as aggressive as possible (every master, after one idle master, any
     negative reduced cost): the bounds still bound the brute-force optimum and the answer still
     meets the target (dropped columns come back through pricing)."""
-    import lpgame.equilibria.efce_n_player as cg
+    import lpgame.equilibria.correlated.efce_n_player as cg
 
     sf = compile_game(game)
     w = np.ones(3) if objective == "welfare" else np.array([1.0, 0.0, 0.0])
@@ -511,8 +511,8 @@ def tuple_marginals(space, plans: list[np.ndarray], mu: np.ndarray) -> np.ndarra
 def test_the_tuple_relaxation_of_a_two_player_game_is_the_correlation_plan_lp(name, params):
     """With two players the relevant tuples are the relevant pairs of efce.py (built by other
     code) and the relaxation's optimum is the von Stengel–Forges LP's, for every objective."""
-    from lpgame.equilibria.efce import CorrelationPlanSpace
-    from lpgame.equilibria.efce_tuple_relaxation import TupleSpace, tuple_relaxation_bound
+    from lpgame.equilibria.correlated.efce import CorrelationPlanSpace
+    from lpgame.equilibria.correlated.efce_tuple_relaxation import TupleSpace, tuple_relaxation_bound
 
     sf = compile_game(lpgame.games.make(name, **params))
     assert np.array_equal(TupleSpace(sf).keys, CorrelationPlanSpace(sf).keys)
@@ -530,7 +530,7 @@ def test_every_distribution_is_feasible_for_the_tuple_relaxation(game, seed, obj
     """Ξ_n ⊆ 𝒱_n: the tuple marginals of a random distribution over joint plans satisfy every
     polytope row, and the relaxation's optimum is at least the brute-force optimal EFCE value
     (the LP over all joint reduced plans, written from the definition)."""
-    from lpgame.equilibria.efce_tuple_relaxation import TupleSpace, tuple_relaxation_bound
+    from lpgame.equilibria.correlated.efce_tuple_relaxation import TupleSpace, tuple_relaxation_bound
 
     sf = compile_game(game)
     space = TupleSpace(sf)
@@ -546,7 +546,7 @@ def test_every_distribution_is_feasible_for_the_tuple_relaxation(game, seed, obj
 def test_the_tuple_relaxation_is_tight_on_k33_and_bounds_the_exact_run():
     """Three-player Kuhn (3 cards): the relaxation's optimum is the exact optimal EFCE value found
     by the two-phase column generation (certified by its Lagrangian bound) for every player."""
-    from lpgame.equilibria.efce_tuple_relaxation import tuple_relaxation_bound
+    from lpgame.equilibria.correlated.efce_tuple_relaxation import tuple_relaxation_bound
 
     sf = compile_game(lpgame.games.make("kuhn_poker", players=3, cards=3))
     for objective in ("player1", "player2", "player3"):
@@ -601,7 +601,7 @@ def test_the_relaxation_gets_tuple_seconds_within_the_time_limit(monkeypatch, ti
     """The relaxation's LP gets ``tuple_seconds`` when given, never more than the run's time
     limit, and by default a quarter of the limit (120 s without one): the limit it is called
     with is recorded here in place of the LP."""
-    import lpgame.equilibria.efce_n_player as module
+    import lpgame.equilibria.correlated.efce_n_player as module
 
     seen = []
 
@@ -673,8 +673,8 @@ def test_the_relaxation_duals_price_joint_plans_and_bound_the_optimum(game, obje
     Lagrangian bound that lies between the brute-force optimal EFCE value and the relaxation's U.
     The bound is computed here by enumerating every joint plan, with each trigger's deviation
     read off the duals as a mixed continuation, and equals what the pricing MILP finds."""
-    from lpgame.equilibria.efce_n_player import Model
-    from lpgame.equilibria.efce_tuple_relaxation import tuple_relaxation_bound
+    from lpgame.equilibria.correlated.efce_n_player import Model
+    from lpgame.equilibria.correlated.efce_tuple_relaxation import tuple_relaxation_bound
 
     sf = compile_game(game)
     w = np.ones(3) if objective == "welfare" else np.eye(3)[int(objective[-1]) - 1]
@@ -713,7 +713,7 @@ def test_relaxation_guided_and_plain_pricing_reach_the_brute_force_optimum(game,
     """The exact run certifies the brute-force optimum with pricing at the relaxation's duals (the
     default: seeded columns, the duals as the first Wentges centre, smoothed alternation) and
     without it; every bound either run records is above the optimum."""
-    import lpgame.equilibria.efce_n_player as module
+    import lpgame.equilibria.correlated.efce_n_player as module
 
     sf = compile_game(game)
     w = np.ones(3) if objective == "welfare" else np.eye(3)[int(objective[-1]) - 1]
@@ -736,7 +736,7 @@ def test_the_master_matrix_is_read_in_either_highs_format(rowwise):
     highs_matrix reads the format and gives the same matrix either way."""
     import highspy
 
-    from lpgame.equilibria.efce_n_player import highs_matrix
+    from lpgame.equilibria.correlated.efce_n_player import highs_matrix
 
     dense = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])
     stored = (sp.csr_array(dense) if rowwise else sp.csc_array(dense))

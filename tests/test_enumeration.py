@@ -1,4 +1,4 @@
-"""All extreme equilibria of bimatrix games (lpgame.equilibria.enumeration).
+"""All extreme equilibria of bimatrix games (lpgame.equilibria.general_sum.enumeration).
 
 Checked against sources other than lpgame:
 
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from random_games import payoff_matrices
 
 from lpgame.compile import compile_game
-from lpgame.equilibria.enumeration import (
+from lpgame.equilibria.general_sum.enumeration import (
     bimatrix_extreme_equilibria,
     maximal_nash_subsets,
     solve_enumeration,

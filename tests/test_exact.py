@@ -83,7 +83,7 @@ def test_a_basis_that_fails_certification_is_improved_with_tight_tolerances(monk
     assert solves[1]["starting_basis"] is not None
     assert solves[1]["highs_options"]["primal_feasibility_tolerance"] == 1e-10
     # the solution records the first attempt, and its time counts
-    from lpgame.equilibria.zero_sum import solve_zero_sum
+    from lpgame.equilibria.zero_sum.nash import solve_zero_sum
     calls["n"] = 0
     sol = solve_zero_sum(lpgame.compile_game("kuhn_poker"), exact=True)
     first = sol.lp_solution.info["first_attempt"]

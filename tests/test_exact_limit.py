@@ -1,5 +1,5 @@
 """The exact stage of the trembling-LP limit loop: an exact simplex at a fixed rational ξ
-(lpgame/lp/exact_limit.py; issue 22), checked against references outside that module:
+(lpgame/equilibria/refinements/exact_limit.py; issue 22), checked against references outside that module:
 
 * strong duality in exact rationals, recomputed here from the data of P(ξ): the basis the exact
   simplex returns must be primal feasible, dual feasible and have equal primal and dual objectives
@@ -21,17 +21,17 @@ from random_games import imperfect_information_games
 
 import lpgame
 from lpgame.compile import compile_game
-from lpgame.equilibria.refinements import solve_refinement
-from lpgame.equilibria.trembling import refinement_lp
+from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
+from lpgame.equilibria.refinements.perturbed_lp import refinement_lp
 from lpgame.errors import LpgameError
-from lpgame.lp.exact_limit import (
+from lpgame.equilibria.refinements.exact_limit import (
     FIXED,
     FREE,
     exact_instance,
     exact_simplex_at,
     exact_solution,
 )
-from lpgame.lp.trembling import EXACT_HOW, certify_stable_basis, solve_limit
+from lpgame.equilibria.refinements.limit import EXACT_HOW, certify_stable_basis, solve_limit
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -39,7 +39,7 @@ SETTINGS = settings(max_examples=25, deadline=None,
 
 def _strong_duality(inst, basis, x, pi) -> None:
     """Independent optimality check of a basis of min c̄ᵀw s.t. [A D] w = b (module docstring of
-    lpgame.lp.exact_limit), from the data alone: Aw = b, bounds, reduced costs, equal objectives."""
+    lpgame.equilibria.refinements.exact_limit), from the data alone: Aw = b, bounds, reduced costs, equal objectives."""
     w = [Fraction(0)] * (inst.n + inst.m)
     for k, j in enumerate(basis):
         w[j] = x[k]

@@ -11,7 +11,7 @@ import pytest
 
 import lpgame
 from lpgame.cli import main
-from lpgame.equilibria.enumeration import EquilibriaResult
+from lpgame.equilibria.general_sum.enumeration import EquilibriaResult
 from lpgame.errors import ConceptMismatchError, ModelTooLargeError
 from lpgame.game import NormalFormGame
 from lpgame.result import SolveResult

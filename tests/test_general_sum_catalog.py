@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from lpgame.equilibria.enumeration import bimatrix_extreme_equilibria
+from lpgame.equilibria.general_sum.enumeration import bimatrix_extreme_equilibria
 from lpgame.games.general_sum_games import KNOWN_EQUILIBRIA, KNOWN_NASH_SUBSETS
 from lpgame.games.registry import make
 

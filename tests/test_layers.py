@@ -1,15 +1,19 @@
-"""Imports flow one way (DESIGN.md): no module of lpgame imports one of a higher layer.
+"""Imports flow one way (DESIGN.md): no module of lpgame imports one of a higher layer, no two
+modules import each other (directly or through others, even inside one layer or one folder), no
+module imports another module's private name, and no module grows past what a reader can hold.
 
 Layers, from the bottom:
 
-0. errors, limits, rational, registry (data only), io.json_io, sorted_keys (array helpers)
+0. errors, limits, rational, registry (data only), io.json_io, moved_modules (old import paths)
 1. game models: game/, io/ readers of game files (gambit, openspiel, files), the ordered-signal
-   models of abstraction/ (ordered_game, compile, views, signal_tree), the catalog games/
-2. sequence_form, compile, team_belief_dag (the team's analogue of the sequence form)
-3. lp/
+   models of abstraction/ (signal_rules, ordered_game, compile, views, signal_tree), the catalog
+   games/
+2. sequence_form, compile
+3. lp/ (what every concept shares, lp.sorted_keys among it)
 4. analysis/, result, io.strategy_files, learning.treeplex (the treeplex data structure that
    analysis and learning share)
-5. equilibria/, abstraction/ (gameshrink, lifting, solve), learning/
+5. equilibria/ (one folder per family: zero_sum, general_sum, correlated, teams, refinements),
+   abstraction/ (gameshrink, lifting, solve), learning/
 6. api, draw
 7. sweep
 8. cli, __main__
@@ -37,11 +41,11 @@ ROOT = Path(lpgame.__file__).parent
 LAYERS: list[tuple[str, ...]] = [
     ("lpgame.errors", "lpgame.limits", "lpgame.rational", "lpgame.exact_probabilities",
      "lpgame.registry", "lpgame.io", "lpgame.io.json_io", "lpgame.lazy", "lpgame.io.safe_files",
-     "lpgame.sorted_keys"),
+     "lpgame.moved_modules"),
     ("lpgame.game", "lpgame.io.gambit", "lpgame.io.openspiel", "lpgame.io.files",
-     "lpgame.abstraction.ordered_game", "lpgame.abstraction.compile", "lpgame.abstraction.views",
-     "lpgame.abstraction.signal_tree", "lpgame.games"),
-    ("lpgame.sequence_form", "lpgame.compile", "lpgame.team_belief_dag"),
+     "lpgame.abstraction.signal_rules", "lpgame.abstraction.ordered_game", "lpgame.abstraction.compile",
+     "lpgame.abstraction.views", "lpgame.abstraction.signal_tree", "lpgame.games"),
+    ("lpgame.sequence_form", "lpgame.compile"),
     ("lpgame.lp",),
     ("lpgame.analysis", "lpgame.result", "lpgame.io.strategy_files", "lpgame.learning.treeplex"),
     ("lpgame.equilibria", "lpgame.abstraction", "lpgame.learning"),
@@ -144,3 +148,140 @@ def test_the_check_finds_an_upward_import(tmp_path):
 def test_abstraction_is_split_between_game_models_and_concepts(module):
     expected = 1 if module.endswith("ordered_game") else 5
     assert layer_of(module) == expected
+
+
+# ------------------------------------------------------------------------------------ import cycles
+def import_graph(files: dict[str, Path]) -> dict[str, set[str]]:
+    """Module → the lpgame modules it imports (every import statement, functions included)."""
+    known = set(files)
+    graph = {}
+    for name, path in files.items():
+        targets = imported_modules(name, path, known) - {name}
+        # importing a package's submodule runs the package's __init__ first, but a package that
+        # merely contains the module is not a dependency of it: only count real import targets
+        graph[name] = {t for t in targets if t in known}
+    return graph
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``, one per strongly connected component of two or more modules,
+    each named as a closed path (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(sorted(component))
+    return [_closed_path(graph, set(c)) for c in components]
+
+
+def _closed_path(graph: dict[str, set[str]], component: set[str]) -> list[str]:
+    """One cycle through the component's first module, as [a, b, ..., a] (breadth-first)."""
+    start = min(component)
+    parents = {start: None}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for child in sorted(graph[node] & component):
+            if child == start:
+                path = [node]
+                while parents[path[-1]] is not None:
+                    path.append(parents[path[-1]])
+                return [start, *reversed(path[:-1]), node, start] if node != start else [start, start]
+            if child not in parents:
+                parents[child] = node
+                queue.append(child)
+    return sorted(component)
+
+
+def test_no_import_cycles_anywhere():
+    """No two modules import each other, directly or through others, in any layer or folder
+    (imports inside functions count: a cycle is fixed by moving the shared piece down)."""
+    cycles = find_cycles(import_graph(module_files()))
+    assert cycles == [], "import cycles: " + "; ".join(" → ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_two_file_cycle_inside_one_folder(tmp_path):
+    fake = tmp_path / "lpgame"
+    (fake / "lp").mkdir(parents=True)
+    for path, text in {"__init__.py": "", "lp/__init__.py": "",
+                       "lp/a.py": "from lpgame.lp.b import g\n",
+                       "lp/b.py": "def g():\n    from lpgame.lp import a\n",
+                       "lp/c.py": "from lpgame.lp.a import g\n"}.items():
+        (fake / path).write_text(text)
+    files = {"lpgame": fake / "__init__.py", "lpgame.lp": fake / "lp" / "__init__.py",
+             **{f"lpgame.lp.{m}": fake / "lp" / f"{m}.py" for m in "abc"}}
+    assert find_cycles(import_graph(files)) == [["lpgame.lp.a", "lpgame.lp.b", "lpgame.lp.a"]]
+
+
+def test_the_cycle_check_names_a_longer_cycle():
+    graph = {"x": {"y"}, "y": {"z"}, "z": {"x"}, "w": {"x"}}
+    assert find_cycles(graph) == [["x", "y", "z", "x"]]
+
+
+# ------------------------------------------------------------------------------ private names
+def private_imports() -> list[str]:
+    """``from lpgame.m import _name`` across modules: a helper two modules use is a public name of
+    the module that owns it."""
+    bad = []
+    for name, path in sorted(module_files().items()):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lpgame"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        bad.append(f"{name} imports {node.module}.{alias.name}")
+    return bad
+
+
+def test_no_module_imports_another_modules_private_name():
+    assert private_imports() == []
+
+
+# ------------------------------------------------------------------------------ module size
+MAX_MODULE_LINES = 800
+# module → why it may stay longer (empty: every module fits)
+LONG_MODULES: dict[str, str] = {}
+
+
+def test_no_module_is_longer_than_a_reader_can_hold():
+    """DESIGN.md: about 600 lines at most, split by responsibility; the test fails past 800."""
+    long = {name: len(path.read_text(encoding="utf-8").splitlines())
+            for name, path in module_files().items()}
+    too_long = {name: n for name, n in long.items() if n > MAX_MODULE_LINES and name not in LONG_MODULES}
+    assert too_long == {}, f"modules over {MAX_MODULE_LINES} lines: {too_long}"
+    stale = [name for name in LONG_MODULES if long.get(name, 0) <= MAX_MODULE_LINES]
+    assert stale == [], f"allow-list entries that no longer need it: {stale}"

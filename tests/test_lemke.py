@@ -1,4 +1,4 @@
-"""Lemke's algorithm on the sequence-form LCP (lpgame.equilibria.lemke).
+"""Lemke's algorithm on the sequence-form LCP (lpgame.equilibria.general_sum.lemke).
 
 Checked against sources other than lpgame's own formulation:
 
@@ -22,7 +22,7 @@ from random_games import bimatrix_games, two_player_trees
 
 import lpgame
 from lpgame.compile import compile_game
-from lpgame.equilibria.lemke import lemke, sequence_form_lcp, solve_lemke
+from lpgame.equilibria.general_sum.lemke import lemke, sequence_form_lcp, solve_lemke
 from lpgame.errors import ConceptMismatchError, ModelTooLargeError, OptionError, SolverError
 from lpgame.game import Game, NormalFormGame
 from lpgame.games.registry import make

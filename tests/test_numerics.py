@@ -261,7 +261,7 @@ def test_exact_simplex_reaches_the_optimum_from_the_slack_basis():
     """From the all-slack basis (primal infeasible) phase 1 and phase 2 pivot to the exact
     optimum; checked against the closed form and by the independent basis certification."""
     from lpgame.compile import compile_game
-    from lpgame.equilibria.security import security_lp
+    from lpgame.equilibria.zero_sum.security import security_lp
     from lpgame.lp import solve_lp
     from lpgame.lp.exact import certify_basis
     from lpgame.lp.exact_simplex import exact_simplex
@@ -310,7 +310,7 @@ def test_threads_within_the_machine_solve():
     """Up to 4 threads per core (HiGHS shares them out); beyond, refused before any solver starts,
     also where the LP layer is called directly."""
     from lpgame.compile import compile_game
-    from lpgame.equilibria.security import security_lp
+    from lpgame.equilibria.zero_sum.security import security_lp
     from lpgame.lp import solve_lp
 
     assert lpgame.solve("kuhn_poker", threads=os.cpu_count()).value == pytest.approx(-1 / 18)
@@ -372,7 +372,7 @@ def test_safe_best_responses_read_the_scaled_lp_in_the_games_units():
     """The ε-safe best response bounds v[∅] of the security LP, which holds the payoffs in
     unit-range form: at every scale its guarantee is the security value less ε, by an independent
     best response (the issue's scales 1e-12 and 1e12, and a shifted game)."""
-    from lpgame.equilibria.safe_best_response import safe_best_response
+    from lpgame.equilibria.zero_sum.safe_best_response import safe_best_response
 
     matrix = random_matrix(31, 3, 3)
     for factor, shift in ((1e-12, 0.0), (1.0, 0.0), (1e12, 0.0), (1.0, 1e6)):

@@ -1,4 +1,4 @@
-"""Optimal and worst Nash equilibria by the sequence-form MILP (lpgame.equilibria.optimal_nash).
+"""Optimal and worst Nash equilibria by the sequence-form MILP (lpgame.equilibria.general_sum.optimal_nash).
 
 Checked against sources that are not lpgame: Gambit's enumeration of all extreme equilibria
 (``enummixed_solve(rational=True)``) of the reduced normal form, nashpy's support enumeration,
@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from random_games import integer_payoffs, two_player_trees, uniform_chance
 
 from lpgame.compile import compile_game
-from lpgame.equilibria.correlated import (
+from lpgame.equilibria.correlated.ce_cce import (
     count_reduced_plans,
     reduced_normal_form,
     solve_normal_form,
 )
-from lpgame.equilibria.optimal_nash import nash_milp, solve_optimal_nash
+from lpgame.equilibria.general_sum.optimal_nash import nash_milp, solve_optimal_nash
 from lpgame.errors import ConceptMismatchError, OptionError, SolverTimeLimitError
 from lpgame.game import Game, NormalFormGame
 from lpgame.games import make

@@ -101,7 +101,7 @@ def test_nan_payoff_is_refused_naming_the_leaf():
 @pytest.mark.parametrize("cards", [3, 8, 40])
 def test_compressed_lp_has_the_plain_lps_value(cards):
     """Payoff compression changes the LP's size, never its value (issue 6)."""
-    from lpgame.equilibria.security import security_lp
+    from lpgame.equilibria.zero_sum.security import security_lp
     from lpgame.lp import solve_lp
 
     game = lpgame.games.make("one_card_poker", N=cards)
@@ -125,8 +125,8 @@ def test_many_signals_go_to_the_interior_point_method_and_stay_certified():
     them). With payoffs stated per deal the LP's values were O(N²) and HiGHS's IPM declared
     OCP(5000) dual infeasible; the LP is now scaled by 1/N. The answer is checked by the
     independent best-response computation, and against simplex."""
-    from lpgame.equilibria.security import IPM_SIGNALS_THRESHOLD
-    from lpgame.equilibria.zero_sum import solve_zero_sum
+    from lpgame.equilibria.zero_sum.security import IPM_SIGNALS_THRESHOLD
+    from lpgame.equilibria.zero_sum.nash import solve_zero_sum
 
     game = lpgame.games.make("one_card_poker", N=IPM_SIGNALS_THRESHOLD)
     info = solve_zero_sum(lpgame.compile_game(game)).lp_solution.info
@@ -141,7 +141,7 @@ def test_many_signals_go_to_the_interior_point_method_and_stay_certified():
 
 
 def test_compressed_lp_nonzeros_grow_linearly():
-    from lpgame.equilibria.security import security_lp
+    from lpgame.equilibria.zero_sum.security import security_lp
 
     nnz = {n: security_lp(lpgame.compile_game(lpgame.games.make("one_card_poker", N=n)), 0)
            .lp.size()["nnz"] for n in (100, 200)}

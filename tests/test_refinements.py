@@ -28,7 +28,7 @@ import lpgame
 from lpgame.analysis.exploitability import evaluate_plans_exact
 from lpgame.analysis.refinement_checks import quasi_perfect_check
 from lpgame.compile import compile_game
-from lpgame.equilibria.refinements import refined_reference, solve_refinement
+from lpgame.equilibria.refinements.refined_equilibrium import refined_reference, solve_refinement
 from lpgame.errors import ConceptMismatchError, LpgameError, OptionError, SolverTimeLimitError
 from lpgame.game import Game
 from lpgame.games import farina_fig12_1, farina_fig12_2
@@ -85,8 +85,8 @@ def test_quasi_perfect_check_rejects_folding_the_king():
 
 def _witness_series(result, sf, player):
     """Player's perturbed QPE plan y(ε) rebuilt from the LP's stable basis (the witness)."""
-    from lpgame.equilibria.trembling import qpe_lp
-    from lpgame.lp.trembling import solve_limit
+    from lpgame.equilibria.refinements.perturbed_lp import qpe_lp
+    from lpgame.equilibria.refinements.limit import solve_limit
     rl = qpe_lp(sf)
     limit = solve_limit(rl.tlp)
     return limit.basis.series(rl.tlp.base, "best_response", "duals") if player == 1 else None

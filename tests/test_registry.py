@@ -117,7 +117,7 @@ def test_option_types_are_checked():
         lpgame.solve("kuhn_poker", threads=100000)
     with pytest.raises(OptionError, match="exact must be True or False"):
         lpgame.solve("kuhn_poker", exact="yes")
-    # (objective= now selects nash [optimal], the MILP of lpgame.equilibria.optimal_nash)
+    # (objective= now selects nash [optimal], the MILP of lpgame.equilibria.general_sum.optimal_nash)
     with pytest.raises(OptionError, match="option 'decompose' .*concept 'efce'"):
         lpgame.solve("kuhn_poker", decompose=True)
     with pytest.raises(OptionError, match="option 'max_profiles' of concept 'nash' belongs to "

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from pyomo.repn import generate_standard_repn
 
 import lpgame
-from lpgame.equilibria.security import security_lp
+from lpgame.equilibria.zero_sum.security import security_lp
 from lpgame.errors import SolverError, SolverTimeLimitError
 from lpgame.lp import BACKENDS, LinearProgram, solve_lp
 from lpgame.lp.cvxpy_backend import build_cvxpy_problem

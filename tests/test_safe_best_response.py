@@ -8,7 +8,7 @@ import pytest
 
 import lpgame
 from lpgame.analysis.verify import verify
-from lpgame.equilibria.safe_best_response import (
+from lpgame.equilibria.zero_sum.safe_best_response import (
     best_response_to_model,
     safe_best_response,
     safe_frontier,

@@ -11,8 +11,8 @@ import pytest
 import scipy.sparse as sp
 
 import lpgame
-from lpgame.equilibria.double_oracle import PayoffOperator, solve_zero_sum_double_oracle
-from lpgame.equilibria.zero_sum import solve_zero_sum
+from lpgame.equilibria.zero_sum.double_oracle import PayoffOperator, solve_zero_sum_double_oracle
+from lpgame.equilibria.zero_sum.nash import solve_zero_sum
 from lpgame.game.private_signals import compile_private_signals
 from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.games.poker import KuhnRules
@@ -86,7 +86,7 @@ def test_zero_sum_games_store_one_table_and_sums_are_read_from_it():
     leaves = general.index._data()["payoffs"]
     assert not general.is_constant_sum()
     assert general.payoff_range() == leaves.max() - leaves.min()
-    from lpgame.equilibria.zero_sum import solve_zero_sum
+    from lpgame.equilibria.zero_sum.nash import solve_zero_sum
     with pytest.raises(lpgame.InvalidGameError, match="not zero-sum or constant-sum"):
         solve_zero_sum(lpgame.compile_game(general))
 
@@ -104,7 +104,7 @@ def test_double_oracle_never_builds_the_product_leaves(monkeypatch):
     come from the table; its value is the whole LP's and its profile is certified by the best
     responses over the product leaves."""
     from lpgame.analysis.exploitability import evaluate_plans
-    from lpgame.equilibria import double_oracle
+    from lpgame.equilibria.zero_sum import double_oracle
 
     game = lpgame.games.make("dudo", K=3, D1=1, D2=2)
     sf = lpgame.compile_game(game)

@@ -128,7 +128,7 @@ def test_changing_threads_between_solves_works_and_a_refused_run_is_named(monkey
     import highspy
 
     import lpgame.lp.highs_backend as backend
-    from lpgame.equilibria.security import security_lp
+    from lpgame.equilibria.zero_sum.security import security_lp
 
     lp = security_lp(lpgame.compile_game(lpgame.games.make("kuhn_poker")), 0).lp
     # threads are bounded by the CPU count (check_threads); this test is about HiGHS's scheduler,

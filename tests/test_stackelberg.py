@@ -1,4 +1,4 @@
-"""Strong Stackelberg equilibria (lpgame.equilibria.stackelberg).
+"""Strong Stackelberg equilibria (lpgame.equilibria.general_sum.stackelberg).
 
 Checked against: the textbook example of commitment (Conitzer & Sandholm 2006: 3.5 against the
 Nash payoff 2), von Neumann's minimax theorem on zero-sum Kuhn poker (commitment is worth the
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from random_games import bimatrix_games as random_bimatrix_games
 
 from lpgame.compile import compile_game
-from lpgame.equilibria.stackelberg import solve_stackelberg, stackelberg_milp
+from lpgame.equilibria.general_sum.stackelberg import solve_stackelberg, stackelberg_milp
 from lpgame.errors import ConceptMismatchError, OptionError
 from lpgame.game import NormalFormGame
 from lpgame.games import make

@@ -1,4 +1,4 @@
-"""TMECor (lpgame.equilibria.tmecor) against sources that are not lpgame's formulations.
+"""TMECor (lpgame.equilibria.teams.tmecor) against sources that are not lpgame's formulations.
 
 * Team matching pennies: Farina (2023) Lemmas 11.1/11.2 and notes/farina-thesis.md §1.11 (TMECor 1/2
   with HH and TT at 1/2 each; TME maxmin 1/4 and minmax 1/2, recomputed here by a grid over the
@@ -34,7 +34,7 @@ from lpgame.analysis.team_gaps import (
     team_reach_of_distribution,
 )
 from lpgame.compile import compile_game
-from lpgame.equilibria.tmecor import make_team, solve_tmecor, team_plan_space, tmecor_lp
+from lpgame.equilibria.teams.tmecor import make_team, solve_tmecor, team_plan_space, tmecor_lp
 from lpgame.errors import OptionError
 from lpgame.game.rules import expand
 from lpgame.lp import solve_lp

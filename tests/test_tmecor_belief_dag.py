@@ -1,4 +1,4 @@
-"""TMECor over the team belief DAG (lpgame.team_belief_dag, method="belief_dag") against references
+"""TMECor over the team belief DAG (lpgame.equilibria.teams.team_belief_dag, method="belief_dag") against references
 that do not use it: the brute-force matrix game over joint reduced plans (scipy's linprog), column
 generation, the sequence form (a team of one is its treeplex), team matching pennies (Farina 2023,
 Lemma 11.2: 1/2) and the independent certificate of lpgame.analysis.team_gaps.
@@ -21,11 +21,11 @@ from random_team_games import SimultaneousGame, matrix_game_value, team_games
 import lpgame.games
 from lpgame.analysis.team_gaps import opponent_best_response
 from lpgame.compile import as_game, compile_game
-from lpgame.equilibria.tmecor import solve_tmecor
+from lpgame.equilibria.teams.tmecor import solve_tmecor
 from lpgame.errors import InvalidGameError, ModelTooLargeError, OptionError
 from lpgame.game import GameBuilder
 from lpgame.game.rules import expand
-from lpgame.team_belief_dag import build_team_belief_dag, team_tree_game
+from lpgame.equilibria.teams.team_belief_dag import build_team_belief_dag, team_tree_game
 
 TOL = 1e-7
 SETTINGS = settings(max_examples=30, deadline=None,
@@ -240,8 +240,8 @@ def test_l3133_within_the_column_generation_bounds():
     game = lpgame.games.make("leduc_poker", players=3, bets=1, ranks=3, suits=3)
     sf = compile_game(game)
     dag = build_team_belief_dag(team_tree_game(sf.game), (0, 1))
-    from lpgame.equilibria.tmecor_lp import belief_dag_lp
-    from lpgame.equilibria.tmecor_team import make_team
+    from lpgame.equilibria.teams.tmecor_lp import belief_dag_lp
+    from lpgame.equilibria.teams.tmecor_team import make_team
     from lpgame.lp import solve_lp
     solution = solve_lp(belief_dag_lp(make_team(sf, (1, 2)), dag))
     value = float(solution.objective)

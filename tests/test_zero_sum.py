@@ -278,7 +278,7 @@ def test_evaluate_rps_exploitability_example():
 
 # ---------------------------------------------------------------------------- refused games
 def test_non_zero_sum_game_is_refused_by_the_zero_sum_lp_and_goes_to_lemke():
-    from lpgame.equilibria.zero_sum import solve_zero_sum
+    from lpgame.equilibria.zero_sum.nash import solve_zero_sum
     with pytest.raises(InvalidGameError, match="battle_of_the_sexes.*not zero-sum"):
         solve_zero_sum(lpgame.compile_game(lpgame.games.make("battle_of_the_sexes")))
     with pytest.raises(InvalidGameError, match="not zero-sum"):

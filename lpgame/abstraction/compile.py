@@ -36,7 +36,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from lpgame.abstraction.ordered_game import OrderedSignalGame
+from lpgame.abstraction.signal_rules import OrderedSignalRules
 from lpgame.abstraction.views import ViewIndex, ViewPartition, encode_rows
 from lpgame.errors import InvalidGameError
 from lpgame.game.tree import IndexedGame
@@ -48,7 +48,7 @@ from lpgame.limits import check_prediction
 BYTES_PER_LEAF = 160
 
 
-def view_index(game: OrderedSignalGame) -> ViewIndex:
+def view_index(game: OrderedSignalRules) -> ViewIndex:
     """The game's :class:`ViewIndex` (built once, cached on the game)."""
     cached = getattr(game, "_view_index", None)
     if cached is None:
@@ -57,7 +57,7 @@ def view_index(game: OrderedSignalGame) -> ViewIndex:
     return cached
 
 
-def round_classes(game: OrderedSignalGame, partition: ViewPartition, round_index: int
+def round_classes(game: OrderedSignalRules, partition: ViewPartition, round_index: int
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Both players' classes of every deal at the end of round ``round_index``."""
     views = view_index(game)
@@ -65,7 +65,7 @@ def round_classes(game: OrderedSignalGame, partition: ViewPartition, round_index
                  for i in range(2))
 
 
-def joint_states(game: OrderedSignalGame, partition: ViewPartition, round_index: int,
+def joint_states(game: OrderedSignalRules, partition: ViewPartition, round_index: int,
                  exact: bool = False):
     """Joint states a = (class of player 1, class of player 2) at the end of a round.
 
@@ -111,7 +111,7 @@ class OrderedIndexedGame(IndexedGame):
     Keeps ``ordered`` (the rules), ``partition`` (the filter) and ``views`` for lifting strategies.
     """
 
-    def __init__(self, ordered: OrderedSignalGame, partition: ViewPartition, index: OrderedIndex,
+    def __init__(self, ordered: OrderedSignalRules, partition: ViewPartition, index: OrderedIndex,
                  name: str, counts: dict):
         self.ordered = ordered
         self.partition = partition
@@ -133,7 +133,7 @@ class OrderedIndexedGame(IndexedGame):
                 f"sequences={s['sequences']})")
 
 
-def _class_texts(game: OrderedSignalGame, views: ViewIndex, partition: ViewPartition,
+def _class_texts(game: OrderedSignalRules, views: ViewIndex, partition: ViewPartition,
                  identity: bool) -> list[list[list[str]]]:
     """Text of each class's own round signals: the view's text, or members joined by ``~``."""
     r = len(game.rounds)
@@ -166,7 +166,7 @@ def _class_texts(game: OrderedSignalGame, views: ViewIndex, partition: ViewParti
     return out
 
 
-def compile_ordered_game(game: OrderedSignalGame, partition: ViewPartition | None = None,
+def compile_ordered_game(game: OrderedSignalRules, partition: ViewPartition | None = None,
                          memory_limit: int | None = None, name: str | None = None
                          ) -> OrderedIndexedGame:
     """Assemble the flat index of ``game`` filtered by ``partition`` (module docstring)."""
@@ -287,7 +287,7 @@ def compile_ordered_game(game: OrderedSignalGame, partition: ViewPartition | Non
     return OrderedIndexedGame(game, partition, index, name or (game.name + suffix), sizes)
 
 
-def joint_states_at_depth(game: OrderedSignalGame, partition: ViewPartition, depth: int) -> int:
+def joint_states_at_depth(game: OrderedSignalRules, partition: ViewPartition, depth: int) -> int:
     """Nodes of the filtered signal tree at ``depth``: distinct tuples of what each player has seen,
     filtered (its class at the current round once its view of the round is complete, else its class
     of the previous round and the raw signals of the round seen so far)."""
@@ -314,13 +314,13 @@ def joint_states_at_depth(game: OrderedSignalGame, partition: ViewPartition, dep
     return int(len(np.unique(k0.astype(np.int64) * (int(k1.max()) + 1) + k1)))
 
 
-def sequence_form_sizes(game: OrderedSignalGame, partition: ViewPartition | None = None,
+def sequence_form_sizes(game: OrderedSignalRules, partition: ViewPartition | None = None,
                         count_nonzeros: bool = False) -> dict:
     """Sizes of the (filtered) game and of lpgame's sequence-form LP, from counts alone.
 
     Information sets Σ_j C_{i,j}·|Q_{i,j}| and sequences 1 + Σ_j C_{i,j}·P_{i,j} (C: classes of i's
     views at round j, Q: i's public decision nodes of round j); leaves Σ_j A_j·L_j (A_j joint states,
-    L_j public leaves of round j). The LP is the security LP of :mod:`lpgame.equilibria.security`
+    L_j public leaves of round j). The LP is the security LP of :mod:`lpgame.equilibria.zero_sum.security`
     (notes §A.11): rows |H_1| + 1 + |Σ_2|, columns |Σ_1| + |H_2| + 1, nonzeros those of F_1, F_2ᵀ
     (1 + |H_i| + |Σ_i| − 1 each) and one per leaf of the payoff matrix (lpgame stores the zeros of
     split pots too); with ``count_nonzeros`` also ``payoff_nonzeros``, the leaves whose
@@ -356,7 +356,7 @@ def sequence_form_sizes(game: OrderedSignalGame, partition: ViewPartition | None
             "joint_states": joint, "classes": C, "lp": lp, "payoff_nonzeros": payoff_nonzeros}
 
 
-def _payoff_nonzeros(game: OrderedSignalGame, partition: ViewPartition) -> int:
+def _payoff_nonzeros(game: OrderedSignalRules, partition: ViewPartition) -> int:
     """Leaves whose chance-weighted payoff is not zero (the nonzeros of the payoff matrix when
     explicit zeros, e.g. the split pots of ties, are not stored)."""
     tree = game.tree

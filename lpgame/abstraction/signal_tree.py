@@ -44,7 +44,7 @@ from fractions import Fraction
 import networkx as nx
 import numpy as np
 
-from lpgame.abstraction.ordered_game import OrderedSignalGame
+from lpgame.abstraction.signal_rules import OrderedSignalRules
 
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 WEIGHT_SCALE = float(1 << 30)
@@ -99,7 +99,7 @@ def pair_items(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 ^ np.asarray(b, dtype=np.int64).view(np.uint64)).view(np.int64)
 
 
-def payoff_classes(game: OrderedSignalGame) -> np.ndarray:
+def payoff_classes(game: OrderedSignalRules) -> np.ndarray:
     """Class of each showdown outcome (WIN, LOSE, TIE) by its payoff vector over every terminal
     betting history of the last round (Definition 5 for leaves; folds pay alike in all three)."""
     tree = game.tree
@@ -109,13 +109,13 @@ def payoff_classes(game: OrderedSignalGame) -> np.ndarray:
     return inverse.reshape(-1).astype(np.int64)
 
 
-def leaf_classes(game: OrderedSignalGame) -> np.ndarray:
+def leaf_classes(game: OrderedSignalRules) -> np.ndarray:
     """Class of every leaf of the signal tree (depth S): the payoff class of its showdown outcome."""
     cards, _, _ = game.deals(game.depth)
     return payoff_classes(game)[game.outcomes(cards)]
 
 
-def canonical_classes(game: OrderedSignalGame) -> list[np.ndarray]:
+def canonical_classes(game: OrderedSignalRules) -> list[np.ndarray]:
     """Per depth 0..S, the isomorphism class of every signal-tree node (the fast path, module
     docstring); nodes are the rows of :meth:`OrderedSignalGame.deals`."""
     classes: list[np.ndarray] = [None] * (game.depth + 1)
@@ -129,7 +129,7 @@ def canonical_classes(game: OrderedSignalGame) -> list[np.ndarray]:
     return classes
 
 
-def filtered_signal_tree_sizes(game: OrderedSignalGame, classes: list[np.ndarray]) -> list[int]:
+def filtered_signal_tree_sizes(game: OrderedSignalRules, classes: list[np.ndarray]) -> list[int]:
     """Nodes per depth of the filtered signal tree after merging every class of isomorphic siblings
     (Algorithm 2's output): one representative per merged class, whose children are grouped by
     class in turn."""
@@ -152,7 +152,7 @@ def filtered_signal_tree_sizes(game: OrderedSignalGame, classes: list[np.ndarray
 class _ExplicitSignalTree:
     """The signal tree of a small game as prefixes (tuples of signal ids) with exact edge weights."""
 
-    def __init__(self, game: OrderedSignalGame):
+    def __init__(self, game: OrderedSignalRules):
         self.game = game
         self.total = int(game.weights.sum())
         self.payoff_class = payoff_classes(game)
@@ -200,7 +200,7 @@ def ordered_game_isomorphic(tree: _ExplicitSignalTree, x: tuple, y: tuple) -> bo
     return result
 
 
-def game_shrink_signal_tree(game: OrderedSignalGame, max_nodes: int = 20000
+def game_shrink_signal_tree(game: OrderedSignalRules, max_nodes: int = 20000
                             ) -> list[dict[tuple, list[list[int]]]]:
     """Algorithm 2 on the signal tree of a small game: per depth 1..S, for every parent node the
     classes of its children (as lists of signal ids) after union-find merges of every isomorphic
@@ -228,7 +228,7 @@ def game_shrink_signal_tree(game: OrderedSignalGame, max_nodes: int = 20000
     return out
 
 
-def sibling_classes_fast(game: OrderedSignalGame, classes: list[np.ndarray]
+def sibling_classes_fast(game: OrderedSignalRules, classes: list[np.ndarray]
                          ) -> list[dict[tuple, list[list[int]]]]:
     """The same output as :func:`game_shrink_signal_tree`, read off the canonical classes."""
     out: list[dict[tuple, list[list[int]]]] = [{} for _ in range(game.depth + 1)]

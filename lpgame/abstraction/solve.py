@@ -7,7 +7,7 @@
    label against the signal form). Anything else raises
    :class:`~lpgame.errors.InvalidGameError`.
 2. GameShrink (:func:`~lpgame.abstraction.gameshrink.gameshrink`) gives the sound filter; the
-   filtered game is compiled and solved by the sequence-form LP (:mod:`lpgame.equilibria.zero_sum`).
+   filtered game is compiled and solved by the sequence-form LP (:mod:`lpgame.equilibria.zero_sum.nash`).
 3. The abstract equilibrium is lifted (Theorem 2, :mod:`lpgame.abstraction.lifting`) and the
    **certificate is computed in the original game** by independent best responses — in the game the
    caller passed when it was an explicit tree, else in the compiled signal form. When the original

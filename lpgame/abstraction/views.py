@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lpgame.abstraction.ordered_game import OrderedSignalGame
+from lpgame.abstraction.signal_rules import OrderedSignalRules
 
 
 def encode_rows(rows: np.ndarray, base: int) -> np.ndarray:
@@ -42,7 +42,7 @@ class ViewIndex:
     round j − 1 that each view extends.
     """
 
-    def __init__(self, game: OrderedSignalGame):
+    def __init__(self, game: OrderedSignalRules):
         self.game = game
         n = len(game.signals)
         r = len(game.rounds)

@@ -54,7 +54,7 @@ import scipy.sparse as sp
 
 from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.sequence_form import SequenceForm
-from lpgame.sorted_keys import as_index, index_dtype, unique
+from lpgame.lp.sorted_keys import as_index, index_dtype, unique
 
 DISTRIBUTION_TOLERANCE = 1e-6
 
@@ -109,7 +109,7 @@ def _moved(arr: np.ndarray, player: int) -> np.ndarray:
 def ce_gap(game, distribution) -> CorrelatedGap:
     """Normal-form CE gap of ``distribution`` (shape of the profile tensor, or flat).
 
-    ``game``: a NormalFormGame, a :class:`~lpgame.equilibria.correlated.StrategicForm` or a payoff
+    ``game``: a NormalFormGame, a :class:`~lpgame.equilibria.correlated.ce_cce.StrategicForm` or a payoff
     array of shape (n, |S_1|, …, |S_n|).
     """
     payoffs, labels = _payoff_tensor(game)

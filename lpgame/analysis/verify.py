@@ -45,7 +45,7 @@ with Q at exactly 1/3), not losses. The report therefore also gives, per listed 
 
 the increase of the strategy's worst-case value from changing its behaviour at j alone, the
 opponent re-optimising (one small LP per set: the plan is linear in b_j, so g is the security LP of
-:mod:`lpgame.equilibria.security` over the simplex of b_j). Δ is continuous in σ_i and zero at every
+:mod:`lpgame.equilibria.zero_sum.security` over the simplex of b_j). Δ is continuous in σ_i and zero at every
 equilibrium. ``rank_by`` selects which of the two orders the list (the loss L by default).
 """
 
@@ -284,7 +284,7 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
         Compute Δ for the listed information sets (one small LP each).
     refinement:
         ``"qpe"``, ``"efpe"`` or ``"os-qpe"``: also compare the profile, information set by
-        information set, with that refined equilibrium (:mod:`lpgame.equilibria.refinements`),
+        information set, with that refined equilibrium (:mod:`lpgame.equilibria.refinements.refined_equilibrium`),
         whose play is rational where equilibrium play never goes; ``off_reference`` lists the
         ``top`` sets that differ most (largest total-variation distance of the action
         distributions).

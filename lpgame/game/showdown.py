@@ -17,7 +17,7 @@ This is the "sparsification" of structured payoff matrices, U = Û + S K⁻¹ V�
 of Farina (2023, §13.2.4, eq. (13.6); Farina & Sandholm, AAAI 2022), specialised to comparisons:
 K is the bidiagonal cumulative-sum operator. :class:`ShowdownPayoffs` provides the products
 (for best responses, in O(N) per leaf) and the data for the compressed LP of
-:mod:`lpgame.equilibria.security`, whose auxiliary variables C[s] = Σ_{s' ≤ s} x[s'] keep the LP's
+:mod:`lpgame.equilibria.zero_sum.security`, whose auxiliary variables C[s] = Σ_{s' ≤ s} x[s'] keep the LP's
 nonzeros linear in N.
 """
 

@@ -21,7 +21,7 @@ Dudo(5,2,2) needs: 225 deals × 2^20 public leaves is 1.9 GB, where its 236 mill
 with their sequence indices, need about 15 GB before any payoff matrix is built.
 
 :meth:`SignalPayoffs.payoff_submatrix` builds U_1 on given sets of sequences only (the restricted
-games of :mod:`lpgame.equilibria.double_oracle`), visiting only the public leaves where both
+games of :mod:`lpgame.equilibria.zero_sum.double_oracle`), visiting only the public leaves where both
 players keep a sequence.
 """
 

@@ -1,6 +1,6 @@
 """Clarabel's interior-point method with a direct factorisation, then HiGHS's crossover to a vertex.
 
-Why a second solver. The compressed LPs of :mod:`lpgame.equilibria.security` carry long chains of
+Why a second solver. The compressed LPs of :mod:`lpgame.equilibria.zero_sum.security` carry long chains of
 cumulative sums; HiGHS 1.16's interior-point solver (IPX) solves its normal equations with a
 preconditioned conjugate-gradient method, which needs more and more work per iteration on such
 chains (One-Card Poker with 20,000 cards: 104 s). Clarabel (Goulart & Chen 2024, "Clarabel: an

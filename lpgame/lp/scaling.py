@@ -31,7 +31,7 @@ lost to rounding: doubles resolve about 2.2e-16 of a number's magnitude). Exact 
 these: its shift and scale are exact rationals.
 
 Where: the scaling is applied where the payoff matrix enters an LP (the sequence-form security LP,
-:mod:`lpgame.equilibria.security`, and the correlated-equilibrium LPs), because only the
+:mod:`lpgame.equilibria.zero_sum.security`, and the correlated-equilibrium LPs), because only the
 formulation knows which coefficients are payoffs and which are probabilities; the LP layer itself
 (:mod:`lpgame.lp.highs_backend`) then only sees entries of order one.
 """

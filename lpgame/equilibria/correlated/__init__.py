@@ -1,0 +1,21 @@
+"""Correlated equilibria: a mediator recommends, no player gains by deviating.
+
+Normal-form CE and CCE are LPs over distributions on pure profiles (Aumann 1974; Hannan 1957).
+For extensive-form games, EFCE, EFCCE and NFCCE (von Stengel & Forges 2008; Farina et al. 2020)
+are LPs over correlation plans where the game is triangle-free, and are solved by learning or by
+column generation over joint pure plans where it is not or the LP is too large.
+
+Modules:
+
+* :mod:`~lpgame.equilibria.correlated.ce_cce` — CE and CCE of the (reduced) normal form, and the
+  reduced-plan helpers the other families share;
+* :mod:`~lpgame.equilibria.correlated.efce` — EFCE, EFCCE and NFCCE of two-player games by the
+  von Stengel–Forges LP;
+* :mod:`~lpgame.equilibria.correlated.correlation_decomposition` and
+  :mod:`~lpgame.equilibria.correlated.scaled_extension` — the correlation-plan polytope as a chain
+  of scaled extensions (Farina 2023, ch. 10), for learning;
+* :mod:`~lpgame.equilibria.correlated.efce_learning` — optimal EFCE by the Lagrangian saddle point;
+* :mod:`~lpgame.equilibria.correlated.efce_n_player` — optimal EFCE of n-player games by column
+  generation, with :mod:`~lpgame.equilibria.correlated.efce_tuple_relaxation` (an upper bound)
+  and :mod:`~lpgame.equilibria.correlated.efce_balanced_mix` (the stopping mix and a lower bound).
+"""

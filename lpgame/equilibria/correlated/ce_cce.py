@@ -1,0 +1,538 @@
+"""Normal-form correlated (CE) and coarse correlated (CCE) equilibria of n-player games by LP.
+
+A mediator draws a joint pure profile s ∈ S = S_1 × … × S_n from ψ ∈ Δ(S) and tells each player
+only its own component. ψ is a **correlated equilibrium** (Aumann 1974; Rojas Linárez 2020, Def. 1.12,
+l. 398–401; notes/rojas-linarez-and-notebook.md §3.1) when no player gains by replacing a
+recommendation x by another action y:
+
+    Σ_{s_{-i}} ψ(x, s_{-i}) · [ u_i(x, s_{-i}) − u_i(y, s_{-i}) ] ≥ 0      ∀ i, x ≠ y ∈ S_i,
+
+and a **coarse correlated equilibrium** (Moulin & Vial 1978; notes/farina-thesis.md §1.9) when no
+player gains by committing to one action y before hearing anything:
+
+    Σ_s ψ(s) · [ u_i(s) − u_i(y, s_{-i}) ] ≥ 0                              ∀ i, y ∈ S_i.
+
+Both sets are polytopes, so an optimal equilibrium for any linear objective Σ_i w_i u_i(ψ)
+(social welfare w = 1, one player's payoff w = e_k, or any weights) is the LP
+
+    max_ψ  Σ_s ψ(s) Σ_i w_i u_i(s)   s.t.  the incentive rows above,  Σ_s ψ(s) = 1,  ψ ≥ 0.
+
+The incentive matrices are built in one vectorised step per player from the payoff tensor (the
+player's axis moved to the front), as sparse COO, with no per-entry Python loop.
+
+**Extensive games** are solved over their *reduced normal form*: the pure strategies are the
+reduced plans Π_i = Q_i ∩ {0,1}^{Σ_i} (Farina 2023, Def. 2.5), and
+u_i(π) = Σ_z p_c(z) u_i(z) Π_k π_k[σ_k(z)] (Farina 2023, eq. (11.2)). Their number is counted first
+with the sequence-form kernel K_Q(1,1) (Farina 2023, Thm 7.4, eqs. (7.13)–(7.14); notes §1.2):
+
+    count(σ) = Π_{j ∈ C_σ} count(j),      count(j) = Σ_{a ∈ A_j} count(ja),      |Π_i| = count(∅),
+
+(Kuhn poker: 27 plans for player 1, 64 for player 2), and a model with more joint profiles than a
+limit is refused with :class:`~lpgame.errors.ModelTooLargeError` giving the counts. On an extensive
+game the CE of the reduced normal form is the *normal-form* correlated equilibrium (NFCE), the
+smallest set of the hierarchy NFCE ⊆ EFCE ⊆ EFCCE ⊆ NFCCE (von Stengel & Forges 2008); the
+extensive-form concepts are in :mod:`lpgame.equilibria.correlated.efce`.
+
+Every result carries the gap of the returned distribution — the largest gain of any deviation —
+computed by :mod:`lpgame.analysis.correlated_gaps`, independently of the LP.
+
+Example
+-------
+>>> import lpgame
+>>> r = lpgame.solve(lpgame.games.make("chicken"), concept="ce", objective="welfare")
+>>> round(r.objective, 9), [round(p, 9) for p in r.payoffs]
+(10.5, [5.25, 5.25])
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from lpgame.errors import LpgameError, ModelTooLargeError, OptionError
+from lpgame.game.normal_form import NormalFormGame
+from lpgame.limits import check_prediction, predict_lp_bytes
+from lpgame.lp import LinearProgram, solve_lp
+from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
+from lpgame.lp.solution import solver_report
+from lpgame.registry import Concept, Option, register
+from lpgame.result import Certificate, SolveResult, register_result_kind
+from lpgame.sequence_form import SequenceForm
+
+CORRELATED_CONCEPTS = ("ce", "cce", "efce", "efcce", "nfcce")
+DEFAULT_MAX_PROFILES = 1_000_000
+"""Largest number of joint pure profiles (ψ variables) a normal-form CE/CCE LP is built for."""
+SUPPORT_TOLERANCE = 1e-12
+"""Probabilities (or plan entries) at or below this are left out of reported distributions."""
+
+
+# ---------------------------------------------------------------------------------------- objective
+def objective_weights(objective, num_players: int) -> np.ndarray:
+    """The weights w of the objective Σ_i w_i u_i.
+
+    ``"welfare"`` (all ones), ``"player1"`` … ``"playerN"`` (that player's payoff), a sequence of
+    ``num_players`` numbers, or the same numbers as a comma-separated string (``"1,2"``).
+    """
+    if isinstance(objective, str):
+        text = objective.strip().lower()
+        if text in ("welfare", "social_welfare", "sw"):
+            return np.ones(num_players)
+        if text.startswith("player"):
+            try:
+                k = int(text[len("player"):])
+            except ValueError:
+                k = 0
+            if not 1 <= k <= num_players:
+                raise LpgameError(f"objective {objective!r}: the game has players 1..{num_players}")
+            w = np.zeros(num_players)
+            w[k - 1] = 1.0
+            return w
+        if "," in text:
+            objective = text.split(",")
+        else:
+            raise LpgameError(f"unknown objective {objective!r}; use 'welfare', 'player1'.."
+                              f"'player{num_players}' or {num_players} weights 'w1,...'")
+    try:
+        w = np.array([float(v) for v in objective], dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise LpgameError(f"objective {objective!r} is not a list of numbers") from exc
+    if w.shape != (num_players,) or not np.all(np.isfinite(w)):
+        raise LpgameError(f"objective {objective!r}: need {num_players} finite weights, one per "
+                          "player")
+    return w
+
+
+def objective_name(objective) -> str:
+    """A readable name of the objective, for reports."""
+    if isinstance(objective, str):
+        return objective
+    return ",".join(f"{float(v):g}" for v in objective)
+
+
+def objective_report(lp: LinearProgram, lp_optimum: float, weights, payoffs, all_payoffs,
+                     deviation_gap: float | None = None) -> dict:
+    """What a correlated result reports beside its objective: the objective is Σ_i w_i u_i of the
+    returned distribution or plan (evaluated from it, not read from the LP); ``lp_objective`` is the
+    LP's optimum in the game's units, ``objective_gap`` their difference, ``payoff_range`` the
+    range of the payoffs, ``relative_objective_gap`` the difference relative to it and
+    ``relative_gap`` the largest deviation gain (the certificate) relative to it."""
+    lp_objective = float(lp.objective_scaling.from_unit(lp_optimum))
+    evaluated = float(np.dot(weights, payoffs))
+    lo, hi = float_bounds(np.asarray(all_payoffs, dtype=float))
+    spread = hi - lo
+    gap = evaluated - lp_objective
+    out = {"lp_objective": lp_objective, "objective_gap": gap, "payoff_range": spread,
+           "relative_objective_gap": gap / spread if spread > 0 else abs(gap)}
+    if deviation_gap is not None:
+        out["relative_gap"] = float(deviation_gap) / spread if spread > 0 else float(deviation_gap)
+    return out
+
+
+# ---------------------------------------------------------------------------------------- result
+@register_result_kind
+@dataclass(kw_only=True)
+class CorrelatedResult(SolveResult):
+    """An optimal correlated equilibrium (or a relaxation bound on one) with its independent gap.
+
+    ``objective`` is the LP optimum of Σ_i w_i u_i; ``payoffs`` (also ``values``) the players'
+    expected payoffs under the returned distribution or plan; ``gap`` (also ``certificate.gain``)
+    the largest gain of any deviation allowed by the concept, computed by
+    :mod:`lpgame.analysis.correlated_gaps` (not by the LP); ``optimal`` is True when the optimum
+    is the concept's optimum and False when it is only an upper bound (the von Stengel–Forges
+    relaxation of a game that is not triangle-free, unless the plan was decomposed into a
+    distribution, which proves the bound attained). ``exact`` keeps its meaning for every result:
+    rational arithmetic (these LPs are solved in floating point). ``distribution`` lists the
+    support of a distribution over joint pure profiles (normal form, or a decomposition of a plan);
+    ``correlation_plan`` lists the nonzero entries ξ[σ1, σ2] of a two-player correlation plan.
+    """
+
+    kind = "correlated"
+
+    objective: float = 0.0
+    objective_spec: str = "welfare"
+    weights: list = field(default_factory=list)
+    payoffs: list = field(default_factory=list)
+    gap: float = 0.0
+    optimal: bool = True
+    triangle_free: bool | None = None
+    distribution: list[dict] | None = None
+    correlation_plan: list[dict] | None = None
+    realisable: bool | None = None
+    gap_detail: dict = field(default_factory=dict)
+    # raw arrays (not written to JSON): ψ over the profile tensor, or ξ over the relevant pairs
+    raw: np.ndarray | None = field(default=None, repr=False)
+    model: object = field(default=None, repr=False)
+    lp: LinearProgram | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if not self.values:
+            self.values = list(self.payoffs)
+        if self.certificate.gain is None:
+            self.certificate = Certificate(
+                gain=self.gap, exact=False,
+                deviations=DEVIATIONS.get(self.concept, "the concept's deviations"))
+        super().__post_init__()
+
+    @property
+    def bound(self) -> str:
+        """``"optimal"``, ``"optimal (the relaxation's bound is attained)"`` or
+        ``"upper bound (relaxation)"``."""
+        if not self.optimal:
+            return "upper bound (relaxation)"
+        if self.triangle_free is False:
+            return "optimal (the relaxation's bound is attained: the plan is realisable)"
+        return "optimal"
+
+    def _own_dict(self) -> dict:
+        out = {"objective": float(self.objective), "objective_spec": self.objective_spec,
+               "weights": [float(w) for w in self.weights],
+               "payoffs": [float(p) for p in self.payoffs], "gap": float(self.gap),
+               "optimal": bool(self.optimal), "bound": self.bound,
+               "triangle_free": self.triangle_free, "realisable": self.realisable,
+               "gap_detail": self.gap_detail}
+        if self.distribution is not None:
+            out["distribution"] = self.distribution
+        if self.correlation_plan is not None:
+            out["correlation_plan"] = self.correlation_plan
+        return out
+
+    @classmethod
+    def _from_dict(cls, data: dict) -> CorrelatedResult:
+        own = ("objective", "objective_spec", "weights", "payoffs", "gap", "optimal", "bound",
+               "triangle_free", "realisable", "gap_detail", "distribution", "correlation_plan")
+        common = cls._common(data)
+        extra = {k: v for k, v in data.items()
+                 if k not in own and k not in common and k not in ("kind", "variant")}
+        return cls(**common, objective=data.get("objective", 0.0),
+                   objective_spec=data.get("objective_spec", "welfare"),
+                   weights=data.get("weights", []), payoffs=data.get("payoffs", []),
+                   gap=data.get("gap", 0.0), optimal=bool(data.get("optimal", True)),
+                   triangle_free=data.get("triangle_free"), realisable=data.get("realisable"),
+                   gap_detail=data.get("gap_detail", {}), distribution=data.get("distribution"),
+                   correlation_plan=data.get("correlation_plan"), extra=extra)
+
+    def headline(self) -> str:
+        return f"{self.game}: {self.concept} maximising {self.objective_spec} ({self.bound})"
+
+    def body_lines(self, names: list[str], digits: int = 6, max_entries: int = 20,
+                   **options) -> list[str]:
+        lines = [f"objective: {self.objective:.{digits}g}"]
+        if self.triangle_free is not None:
+            lines.append(f"triangle-free: {self.triangle_free}")
+        if self.realisable is not None:
+            lines.append(f"realisable as a distribution over pure plan pairs: {self.realisable}")
+        entries = self.distribution if self.distribution is not None else self.correlation_plan
+        if entries:
+            key = "probability" if self.distribution is not None else "value"
+            what = "distribution" if self.distribution is not None else "correlation plan"
+            lines.append(f"{what} ({len(entries)} nonzero entries, largest first):")
+            for e in entries[:max_entries]:
+                who = " | ".join(e.get("profile", e.get("sequences", [])))
+                lines.append(f"  {e[key]:.{digits}g}  {who}")
+            if len(entries) > max_entries:
+                lines.append(f"  ... {len(entries) - max_entries} more")
+        return lines
+
+
+DEVIATIONS = {
+    "ce": "every player's swap of a recommended action (lpgame.analysis.correlated_gaps)",
+    "cce": "every player's commitment to an action before hearing anything "
+           "(lpgame.analysis.correlated_gaps)",
+    "efce": "trigger deviations at every information set (lpgame.analysis.correlated_gaps)",
+    "efcce": "coarse trigger deviations (lpgame.analysis.correlated_gaps)",
+    "nfcce": "every player's commitment to a pure plan (lpgame.analysis.correlated_gaps)",
+}
+
+
+# ---------------------------------------------------------------------------------------- forms
+@dataclass
+class StrategicForm:
+    """A normal form as float arrays: ``payoffs[i]`` has shape (|S_1|, …, |S_n|).
+
+    ``plans[i]`` (reduced normal form of an extensive game only) holds player i's reduced plans
+    as 0/1 rows over its sequences, in the order of the strategy axis.
+    """
+
+    name: str
+    payoffs: np.ndarray
+    labels: list[list[str]]
+    plans: list[np.ndarray] | None = None
+
+    @property
+    def num_players(self) -> int:
+        return self.payoffs.shape[0]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.payoffs.shape[1:])
+
+    @classmethod
+    def from_normal_form(cls, game: NormalFormGame) -> StrategicForm:
+        return cls(game.name, game.payoffs.astype(float), [list(a) for a in game.actions])
+
+
+def count_reduced_plans(sf: SequenceForm, player: int) -> int:
+    """|Π_i| = K_Q(1,1), the number of reduced-normal-form plans (see module docstring).
+
+    Computed bottom-up in exact integers, one vectorised step per depth of the player's tree.
+    """
+    p = sf.players[player]
+    count = np.ones(p.num_sequences, dtype=object)
+    for js, seqs, starts in sf.infoset_levels(player):      # deepest information sets first
+        per_infoset = np.add.reduceat(count[seqs], starts)
+        np.multiply.at(count, p.infoset_parent_seq[js], per_infoset)
+    return int(count[0])
+
+
+def enumerate_reduced_plans(sf: SequenceForm, player: int,
+                            max_plans: int = DEFAULT_MAX_PROFILES) -> np.ndarray:
+    """All reduced plans of ``player`` as a boolean matrix (|Π_i| × |Σ_i|), row k = plan k.
+
+    Built bottom-up (Farina 2023, Ex. 4.1 / Table 4.1): below a sequence the choices at its child
+    information sets combine as a Cartesian product; at an information set the plans are the union
+    over its actions a of {a} × (plans below ja). Refused when the count exceeds ``max_plans``.
+    """
+    total = count_reduced_plans(sf, player)
+    if total > max_plans:
+        raise ModelTooLargeError(
+            f"{sf.game.name}: {sf.game.player_names[player]} has {total:,} reduced plans, more than "
+            f"the limit of {max_plans:,}")
+    p = sf.players[player]
+    n = p.num_sequences
+    empty = np.zeros((1, n), dtype=bool)
+    below: dict[int, np.ndarray] = {}                 # sequence -> plans of the subtree under it
+    for js, _seqs, _starts in sf.infoset_levels(player):
+        for j in js.tolist():
+            first, k = int(p.infoset_first_seq[j]), int(p.infoset_num_actions[j])
+            options = []
+            for s in range(first, first + k):
+                rows = below.pop(s, empty).copy()
+                rows[:, s] = True
+                options.append(rows)
+            options = np.vstack(options)
+            parent = int(p.infoset_parent_seq[j])
+            acc = below.get(parent)
+            below[parent] = options if acc is None else (
+                acc[:, None, :] | options[None, :, :]).reshape(-1, n)
+    plans = below.get(0, empty).copy()
+    plans[:, 0] = True
+    return plans
+
+
+def plan_label(sf: SequenceForm, player: int, plan: np.ndarray) -> str:
+    """Readable label of a reduced plan: its chosen ``infoset:action`` sequences."""
+    labels = sf.sequence_labels(player)
+    chosen = [labels[s] for s in np.flatnonzero(plan) if s != 0]
+    return "; ".join(chosen) if chosen else "(no move)"
+
+
+def reduced_normal_form(sf: SequenceForm, max_profiles: int = DEFAULT_MAX_PROFILES) -> StrategicForm:
+    """The reduced normal form of an extensive game (see module docstring).
+
+    The plan counts are computed first (kernel recursion); more than ``max_profiles`` joint pure
+    profiles raises :class:`~lpgame.errors.ModelTooLargeError` naming the counts.
+    """
+    counts = [count_reduced_plans(sf, i) for i in range(sf.num_players)]
+    profiles = math.prod(counts)
+    if profiles > max_profiles:
+        raise ModelTooLargeError(
+            f"{sf.game.name}: the reduced normal form has {' × '.join(f'{c:,}' for c in counts)}"
+            f" = {profiles:,} joint pure profiles (reduced plans per player: "
+            + ", ".join(f"player {i + 1} {c:,}" for i, c in enumerate(counts))
+            + f"), more than the limit of {max_profiles:,}; use concept 'efce', 'efcce' or "
+              "'nfcce' (correlation plans) or raise max_profiles")
+    plans = [enumerate_reduced_plans(sf, i, max_plans=max_profiles) for i in range(sf.num_players)]
+    n = sf.num_players
+    # reach[k][z, π] = π[σ_k(z)]: whether plan π of player k plays towards leaf z
+    reach = [plans[k][:, sf.terminal_sequences[:, k]].T.astype(float) for k in range(n)]
+    weights = sf.terminal_chance[:, None] * sf.terminal_payoffs            # (Z, n)
+    if n == 2:
+        payoffs = np.stack([reach[0].T @ (weights[:, [i]] * reach[1]) for i in range(n)])
+    else:
+        letters = "abcdefghijklmnopqrstuvwxy"[:n]
+        spec = "zi," + ",".join(f"z{c}" for c in letters) + "->i" + letters
+        payoffs = np.einsum(spec, weights, *reach, optimize=True)
+    labels = [[plan_label(sf, i, row) for row in plans[i]] for i in range(n)]
+    return StrategicForm(f"{sf.game.name} (reduced normal form)", payoffs, labels, plans)
+
+
+def as_strategic_form(game, max_profiles: int = DEFAULT_MAX_PROFILES) -> StrategicForm:
+    """A :class:`StrategicForm` from a NormalFormGame, a StrategicForm, or any extensive game
+    (through its reduced normal form)."""
+    if isinstance(game, StrategicForm):
+        return game
+    if isinstance(game, NormalFormGame):
+        return StrategicForm.from_normal_form(game)
+    from lpgame.compile import compile_game
+    return reduced_normal_form(compile_game(game), max_profiles=max_profiles)
+
+
+# ---------------------------------------------------------------------------------------- LP
+def _profile_index(shape: tuple[int, ...], player: int) -> np.ndarray:
+    """(|S_i|, Π_{k≠i}|S_k|) matrix of flat profile indices, row x = profiles where i plays x."""
+    total = math.prod(shape)
+    return np.moveaxis(np.arange(total).reshape(shape), player, 0).reshape(shape[player], -1)
+
+
+def incentive_matrix(form: StrategicForm, player: int, coarse: bool) -> tuple[sp.coo_array, list]:
+    """The incentive rows of one player (``≥ 0``) as a sparse matrix over the flat ψ.
+
+    CE: one row per (recommended x, deviation y ≠ x), entries u_i(x, s_{-i}) − u_i(y, s_{-i}) at the
+    profiles (x, s_{-i}). CCE: one row per deviation y, entries u_i(s) − u_i(y, s_{-i}) at every s.
+    Returns the matrix and row labels ``(x, y)`` (CE) or ``y`` (CCE) as strategy indices.
+    """
+    shape = form.shape
+    m = shape[player]
+    total = math.prod(shape)
+    index = _profile_index(shape, player)                                  # (m, R)
+    u = np.moveaxis(form.payoffs[player], player, 0).reshape(m, -1)       # (m, R)
+    if coarse:
+        data = u[None, :, :] - u[:, None, :]          # [y, x, r] = u(x, r) − u(y, r)
+        rows = np.repeat(np.arange(m), m * u.shape[1])
+        cols = np.broadcast_to(index, (m,) + index.shape).ravel()
+        keys = list(range(m))
+    else:
+        rec, dev = np.nonzero(~np.eye(m, dtype=bool))
+        data = u[rec] - u[dev]                                            # (m(m−1), R)
+        rows = np.repeat(np.arange(rec.size), u.shape[1])
+        cols = index[rec].ravel()
+        keys = list(zip(rec.tolist(), dev.tolist()))
+    data = data.ravel()
+    keep = data != 0
+    matrix = sp.coo_array((data[keep], (rows[keep], cols[keep])), shape=(len(keys), total))
+    return matrix, keys
+
+
+def correlated_lp(form: StrategicForm, concept: str = "ce", objective="welfare") -> LinearProgram:
+    """The CE (``concept="ce"``) or CCE (``"cce"``) LP of the module docstring."""
+    if concept not in ("ce", "cce"):
+        raise LpgameError(f"normal-form correlated LP: concept must be 'ce' or 'cce', got {concept!r}")
+    coarse = concept == "cce"
+    shape = form.shape
+    total = math.prod(shape)
+    n = form.num_players
+    w = objective_weights(objective, n)
+    rows = sum(s if coarse else s * (s - 1) for s in shape)
+    nnz = total * sum(s if coarse else s - 1 for s in shape)
+    check_prediction(f"{form.name}: {concept.upper()} LP over {total:,} joint profiles",
+                     3 * predict_lp_bytes(rows, total, nnz))
+    # payoffs in unit range (lpgame.lp.scaling): the incentive rows are homogeneous, so each
+    # player's rows are divided by a power of two; the objective is shifted and scaled (Σψ = 1)
+    scalings = []
+    for i in range(n):
+        lo, hi = float_bounds(form.payoffs[i])
+        check_float_payoffs(lo, hi, f"{form.name}, payoffs of player {i + 1}")
+        scalings.append(unit_range_scaling(lo, hi))
+    lp = LinearProgram(name=f"{concept}:{form.name}", description=(
+        f"{'coarse ' if coarse else ''}correlated equilibrium over {total} joint pure profiles "
+        f"(Aumann 1974; rojas §3.1): max Σ_s ψ(s) Σ_i w_i u_i(s), w = {w.tolist()}"))
+    small = total <= 20_000
+    profile_labels = None
+    if small:
+        grids = np.unravel_index(np.arange(total), shape)
+        profile_labels = [",".join(form.labels[i][grids[i][k]] for i in range(n))
+                          for k in range(total)]
+    psi = lp.add_variables("psi", total, lower=0.0, labels=profile_labels)
+    lp.add_constraints("probability", [(psi, sp.csr_array(np.ones((1, total))))], "==", 1.0,
+                       labels=["Σψ"])
+    for i in range(n):
+        matrix, keys = incentive_matrix(form, i, coarse)
+        labels = None
+        if small:
+            names = form.labels[i]
+            labels = ([f"P{i + 1}:{names[y]}" for y in keys] if coarse else
+                      [f"P{i + 1}:{names[x]}→{names[y]}" for x, y in keys])
+        if matrix.shape[0]:
+            unit = sp.coo_array((np.ldexp(matrix.data, -scalings[i].exponent),
+                                 (matrix.row, matrix.col)), shape=matrix.shape)
+            lp.add_constraints(f"incentive_p{i + 1}", [(psi, unit)], ">=", 0.0, labels=labels)
+    coef = np.tensordot(w, form.payoffs, axes=1).ravel()
+    lp.objective_scaling = unit_range_scaling(*float_bounds(coef))
+    lp.set_objective([(psi, lp.objective_scaling.to_unit_array(coef))], sense="max")
+    return lp
+
+
+def solve_normal_form(game, concept: str = "ce", objective="welfare", backend: str = "highs",
+                      max_profiles: int = DEFAULT_MAX_PROFILES, **options) -> CorrelatedResult:
+    """An optimal CE or CCE of a normal-form game, or of an extensive game's reduced normal form.
+
+    ``game``: a NormalFormGame, StrategicForm, or anything :func:`lpgame.as_game` accepts (then its
+    reduced normal form, refused beyond ``max_profiles`` joint profiles). ``objective``: see
+    :func:`objective_weights`. ``options`` go to the LP backend.
+    """
+    from lpgame.analysis.correlated_gaps import cce_gap, ce_gap
+
+    start = time.perf_counter()
+    form = as_strategic_form(game, max_profiles=max_profiles)
+    total = math.prod(form.shape)
+    if total > max_profiles:
+        raise ModelTooLargeError(
+            f"{form.name}: {' × '.join(map(str, form.shape))} = {total:,} joint pure profiles, more "
+            f"than the limit of {max_profiles:,}")
+    built = time.perf_counter()
+    lp = correlated_lp(form, concept, objective)
+    solution = solve_lp(lp, backend=backend, **options)
+    psi = np.clip(solution.values("psi"), 0.0, None)
+    psi = (psi / psi.sum()).reshape(form.shape)
+    payoffs = [float(np.sum(psi * form.payoffs[i])) for i in range(form.num_players)]
+    check = (cce_gap if concept == "cce" else ce_gap)(form, psi)
+    w = objective_weights(objective, form.num_players)
+    flat = psi.ravel()
+    support = np.flatnonzero(flat > SUPPORT_TOLERANCE)
+    support = support[np.argsort(-flat[support], kind="stable")]
+    grids = np.unravel_index(support, form.shape)
+    distribution = [{"profile": [form.labels[i][grids[i][k]] for i in range(form.num_players)],
+                     "probability": float(flat[s])} for k, s in enumerate(support)]
+    return CorrelatedResult(
+        game=form.name, concept=concept, objective=float(np.dot(w, payoffs)),
+        objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
+        gap=check.gap, optimal=True, triangle_free=None, size=lp.size(),
+        seconds={"build": built - start, "solve": solution.seconds,
+                 "total": time.perf_counter() - start},
+        backend=backend, distribution=distribution, realisable=True,
+        gap_detail=check.to_dict(), raw=psi, model=form, lp=lp,
+        solver=solver_report(solution),
+        extra={"strategies_per_player": list(form.shape),
+               **objective_report(lp, solution.objective, w, payoffs, form.payoffs, check.gap)})
+
+
+def parse_objective(text: str):
+    """The command-line form of an objective: ``welfare``, ``playerK`` or weights ``w1,w2,...``."""
+    if "," not in text:
+        return text
+    try:
+        return tuple(float(w) for w in text.split(","))
+    except ValueError:
+        raise OptionError(f"objective {text!r} is not welfare, playerK or comma-separated "
+                          "weights") from None
+
+
+OBJECTIVE_OPTION = Option("objective", object, "welfare",
+                          "welfare (default), player1, player2, ... or weights w1,w2,...",
+                          parse=parse_objective)
+"""The objective option shared by the correlated concepts (Σ_i w_i u_i, :func:`objective_weights`)."""
+
+
+def _solve_ce(concept: str):
+    def solve(game, *, exact: bool = False, backend: str = "highs", objective="welfare",
+              max_profiles: int = DEFAULT_MAX_PROFILES, **options) -> CorrelatedResult:
+        return solve_normal_form(game, concept, objective, backend=backend,
+                                 max_profiles=max_profiles, **options)
+    return solve
+
+
+for _name, _summary, _rows in (
+        ("ce", "optimal correlated equilibrium (normal form; an extensive game's reduced normal "
+               "form gives the NFCE)", "Aumann 1974; Rojas Linárez 2020, Def. 1.12"),
+        ("cce", "optimal coarse correlated equilibrium (normal form or reduced normal form)",
+                "Moulin & Vial 1978; Farina 2023 §1.9")):
+    register(Concept(
+        name=_name, games=("n_player",), solve=_solve_ce(_name), summary=_summary,
+        certificate=DEVIATIONS[_name], source=_rows, exact=False,
+        options=(OBJECTIVE_OPTION,
+                 Option("max_profiles", int, DEFAULT_MAX_PROFILES,
+                        "largest number of joint pure profiles the LP is built for"))))

@@ -1,0 +1,14 @@
+"""Two-player general-sum games: Nash equilibria and commitment.
+
+Modules:
+
+* :mod:`~lpgame.equilibria.general_sum.lemke` — one Nash equilibrium by Lemke's algorithm on the
+  sequence-form LCP (Koller, Megiddo & von Stengel 1996; von Stengel, van den Elzen & Talman 2002);
+* :mod:`~lpgame.equilibria.general_sum.enumeration` — all extreme equilibria and the maximal Nash
+  subsets of a bimatrix game (Avis, Rosenberg, Savani & von Stengel 2010), exact;
+* :mod:`~lpgame.equilibria.general_sum.optimal_nash` — the best (or worst) equilibrium for a
+  linear objective by a MILP (Sandholm, Gilpin & Conitzer 2005);
+* :mod:`~lpgame.equilibria.general_sum.stackelberg` — the strong Stackelberg equilibrium:
+  multiple LPs on the normal form (Conitzer & Sandholm 2006), a MILP on the sequence form
+  (Bošanský & Čermák 2015).
+"""

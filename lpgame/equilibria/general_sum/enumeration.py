@@ -1,0 +1,395 @@
+"""All extreme Nash equilibria of a bimatrix game, and its maximal Nash subsets, in exact arithmetic.
+
+Formulation: vertex enumeration of the best-response polytopes (Mangasarian 1964; von Stengel,
+"Computing equilibria for two-person games", Handbook of Game Theory 3, 2002;
+Avis, Rosenberg, Savani & von Stengel, "Enumeration of Nash equilibria for two-player games",
+Economic Theory 42, 2010, the lrsnash method). For an m × n game (A, B), shifted so that A > 0 and
+B > 0 (which changes no best response),
+
+    P = { x ∈ R^m :  x ≥ 0,  Bᵀx ≤ 1 },        Q = { y ∈ R^n :  A y ≤ 1,  y ≥ 0 },
+
+with labels 1..m for the strategies of player 1 and m+1..m+n for those of player 2: a point x ∈ P
+has label i when x_i = 0 and label m+j when (Bᵀx)_j = 1; y ∈ Q has label m+j when y_j = 0 and
+label i when (Ay)_i = 1. A pair (x, y) ∈ P × Q − {(0, 0)} with every label is a Nash equilibrium
+after normalising x/Σx, y/Σy (each pure strategy is unplayed or a best response), and the
+**extreme equilibria** are exactly the completely labelled pairs of *vertices* (Avis et al. 2010;
+this holds for degenerate games too, where a vertex may have more than m labels).
+The set of equilibria is the union of the **maximal Nash subsets** conv(X') × conv(Y'), one for
+each maximal complete bipartite subgraph (X', Y') of the graph whose edges are the extreme
+equilibria (Avis et al. 2010; what Gambit's and lrsnash's "cliques" report);
+found here as the maximal cliques (networkx) of that graph with each side made complete.
+
+Vertices are enumerated exactly by a graph search over lexicographically feasible bases of
+{v ≥ 0, Cv + s = 1}: perturbing the right-hand side to 1 + (ε, ε², …) makes the polytope simple,
+its bases are the lexicographically feasible bases of the original, every original vertex has one,
+and the graph of a simple polytope is connected, so a breadth-first search with the lexicographic
+minimum-ratio test (:func:`lpgame.lp.pivoting.lexmin_row`) from the slack basis (the vertex 0)
+visits every vertex. Each pivot is an integer (fraction-free) pivot
+(:func:`lpgame.lp.pivoting.integer_pivot`); coordinates are Fractions.
+
+Why vertex enumeration and not support enumeration: support enumeration solves one linear system
+per pair of equal-size supports and so, on a degenerate game, misses extreme equilibria whose
+supports differ in size or are not unique (every game with a continuum of equilibria); an LP per
+support pair finds one point per support, not its extreme points. Vertex enumeration is correct on
+degenerate games by the theorem above. Measured against nashpy's support and vertex enumeration and
+Gambit's enummixed in benchmarks/bench_general_sum.py.
+
+Extensive games go through their reduced normal form (plans counted first by
+:func:`lpgame.equilibria.correlated.ce_cce.count_reduced_plans`; too many is refused with
+:class:`~lpgame.errors.ModelTooLargeError`). Each equilibrium, mixed over reduced plans, is mapped to
+realization plans (x = Σ_π μ(π)·π) and to behaviour strategies, and certified exactly by the
+independent best-response path (:mod:`lpgame.analysis`): NashConv exactly 0.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import networkx as nx
+import numpy as np
+
+from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, enumerate_reduced_plans, plan_label
+from lpgame.equilibria.general_sum.lemke import solver_report
+from lpgame.equilibria.profiles import certified_profile
+from lpgame.errors import (
+    ConceptMismatchError,
+    ExactCheckError,
+    ModelTooLargeError,
+    SolverTimeLimitError,
+)
+from lpgame.io.json_io import number_to_json, strategies_to_json
+from lpgame.limits import check_prediction
+from lpgame.lp.pivoting import integer_pivot, lexmin_row
+from lpgame.rational import common_denominator
+from lpgame.registry import Concept, Option, register
+from lpgame.result import Certificate, Result, format_number, register_result_kind
+from lpgame.sequence_form import SequenceForm
+
+#: Default limit on |S_1|·|S_2| for enumeration (the number of vertices of P and Q can grow
+#: exponentially in min(|S_1|, |S_2|); 10,000 pure profiles keeps a run of random games to minutes).
+DEFAULT_MAX_PROFILES = 10_000
+
+#: Bytes per entry of a tableau waiting in the search queue (a Python int of a few machine words
+#: and its pointer in the object array); the open tableaux are checked against the memory limit.
+BYTES_PER_TABLE_ENTRY = 80
+
+
+# ------------------------------------------------------------------------------------ vertices
+@dataclass
+class PolytopeVertex:
+    """A vertex v of {v ≥ 0, Cv ≤ 1}: coordinates (Fractions) and which constraints are tight:
+    ``zero[k]`` for v_k = 0, ``tight[j]`` for (Cv)_j = 1."""
+
+    point: tuple
+    zero: np.ndarray
+    tight: np.ndarray
+
+
+def polytope_vertices(matrix: np.ndarray, deadline: float | None = None) -> list[PolytopeVertex]:
+    """Every vertex of { v ∈ R^d : v ≥ 0, C v ≤ 1 } for an integer matrix C > 0 (k × d), exactly.
+
+    Breadth-first search over lexicographically feasible bases of Cv + s = 1 (module docstring).
+    ``matrix`` is a numpy object array of Python integers. Past ``deadline`` (a
+    ``time.perf_counter()`` value) raises :class:`~lpgame.errors.SolverTimeLimitError`.
+    """
+    k, d = matrix.shape
+    table = np.zeros((k, d + k + 1), dtype=object)
+    table[:, :] = 0
+    table[:, :d] = matrix
+    table[np.arange(k), d + np.arange(k)] = 1
+    table[:, d + k] = 1
+    keys = [d + k] + list(range(d, d + k))          # β, then B⁻¹ (the slack columns)
+    basis = tuple(range(d, d + k))                  # the slacks: the vertex v = 0
+    seen = {frozenset(basis)}
+    queue = deque([(table, 1, basis)])
+    vertices: dict[tuple, PolytopeVertex] = {}
+    bytes_per_table = BYTES_PER_TABLE_ENTRY * k * (d + k + 1)
+    popped = 0
+    while queue:
+        if popped % 256 == 0:
+            check_prediction(f"vertex enumeration's open bases ({len(queue):,} tableaux of "
+                             f"{k} × {d + k + 1} integers)", len(queue) * bytes_per_table)
+        if deadline is not None and time.perf_counter() > deadline:
+            raise SolverTimeLimitError(
+                f"vertex enumeration hit the time limit after {len(seen):,} bases and "
+                f"{len(vertices):,} vertices of a polytope in R^{d} with {k} inequalities (plus "
+                f"{d} signs); no equilibrium is certified before both polytopes are complete",
+                status="time limit", size={"rows": k, "cols": d, "nnz": k * d})
+        table, det, basis = queue.popleft()
+        popped += 1
+        values = [Fraction(0)] * (d + k)
+        for row, var in enumerate(basis):
+            values[var] = Fraction(table[row, d + k], det)
+        point = tuple(values[:d])
+        if point not in vertices:
+            zero = np.array([v == 0 for v in values])
+            vertices[point] = PolytopeVertex(point, zero[:d], zero[d:])
+        basic = set(basis)
+        for entering in range(d + k):
+            if entering in basic:
+                continue
+            column = table[:, entering]
+            candidates = np.flatnonzero(column > 0)
+            if len(candidates) == 0:
+                continue
+            row = lexmin_row(table, candidates, column[candidates], keys, exact=True)
+            new_basis = basis[:row] + (entering,) + basis[row + 1:]
+            key = frozenset(new_basis)
+            if key in seen:
+                continue
+            seen.add(key)
+            new_table, new_det = integer_pivot(table, det, row, column.copy())
+            queue.append((new_table, new_det, new_basis))
+    return list(vertices.values())
+
+
+def _positive_integer_matrix(matrix: np.ndarray) -> np.ndarray:
+    """A positive integer matrix with the same best responses: (M − min M + 1)·D for the common
+    denominator D of the Fraction matrix M."""
+    values, _ = common_denominator(matrix.ravel().tolist())
+    values = values.reshape(matrix.shape)
+    low = min(values.ravel().tolist())
+    return values - low + 1
+
+
+# ------------------------------------------------------------------------------------ equilibria
+@dataclass
+class BimatrixEquilibria:
+    """The extreme equilibria (pairs of indices into ``strategies``) and maximal Nash subsets."""
+
+    strategies: list[list[tuple]]          # per player, its distinct extreme mixed strategies
+    equilibria: list[tuple[int, int]]      # (index into strategies[0], index into strategies[1])
+    nash_subsets: list[tuple[list[int], list[int]]]
+    vertices: tuple[int, int]              # vertices of P and Q (0 included)
+    seconds: float
+
+
+def bimatrix_extreme_equilibria(a: np.ndarray, b: np.ndarray,
+                                time_limit: float | None = None) -> BimatrixEquilibria:
+    """All extreme equilibria of the bimatrix game (A, B) (Fraction or integer object arrays)."""
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    m, n = a.shape
+    pa, pb = _positive_integer_matrix(np.asarray(a, dtype=object)), \
+        _positive_integer_matrix(np.asarray(b, dtype=object))
+    p_vertices = [v for v in polytope_vertices(pb.T.copy(), deadline) if any(v.point)]
+    q_vertices = [v for v in polytope_vertices(pa.copy(), deadline) if any(v.point)]
+    # labels 0..m-1 (player 1's strategies), m..m+n-1 (player 2's): missing-label indicators
+    missing_p = np.array([~np.concatenate([v.zero, v.tight]) for v in p_vertices], dtype=int) \
+        .reshape(len(p_vertices), m + n)
+    missing_q = np.array([~np.concatenate([v.tight, v.zero]) for v in q_vertices], dtype=int) \
+        .reshape(len(q_vertices), m + n)
+    complete = (missing_p @ missing_q.T) == 0          # no label missing on both sides
+    pairs = np.argwhere(complete)
+    used_p = sorted(set(pairs[:, 0].tolist()))
+    used_q = sorted(set(pairs[:, 1].tolist()))
+    index_p = {v: k for k, v in enumerate(used_p)}
+    index_q = {v: k for k, v in enumerate(used_q)}
+    strategies = [[_normalised(p_vertices[v].point) for v in used_p],
+                  [_normalised(q_vertices[v].point) for v in used_q]]
+    equilibria = sorted((index_p[i], index_q[j]) for i, j in pairs.tolist())
+    return BimatrixEquilibria(strategies, equilibria, maximal_nash_subsets(equilibria),
+                              (len(p_vertices) + 1, len(q_vertices) + 1),
+                              time.perf_counter() - start)
+
+
+def _normalised(point: tuple) -> tuple:
+    total = sum(point, Fraction(0))
+    return tuple(v / total for v in point)
+
+
+def maximal_nash_subsets(equilibria: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
+    """Maximal complete bipartite subgraphs (X', Y') of the graph of extreme equilibria: maximal
+    cliques of that graph with each side completed, keeping those with both sides non-empty."""
+    graph = nx.Graph()
+    xs = sorted({i for i, _ in equilibria})
+    ys = sorted({j for _, j in equilibria})
+    graph.add_nodes_from(("x", i) for i in xs)
+    graph.add_nodes_from(("y", j) for j in ys)
+    graph.add_edges_from((("x", i), ("y", j)) for i, j in equilibria)
+    for side in (xs, ys):
+        tag = "x" if side is xs else "y"
+        graph.add_edges_from(((tag, u), (tag, v)) for k, u in enumerate(side) for v in side[k + 1:])
+    subsets = []
+    for clique in nx.find_cliques(graph):
+        left = sorted(i for t, i in clique if t == "x")
+        right = sorted(j for t, j in clique if t == "y")
+        if left and right:
+            subsets.append((left, right))
+    return sorted(subsets)
+
+
+# ------------------------------------------------------------------------------------ the concept
+@register_result_kind
+@dataclass(kw_only=True)
+class EquilibriaResult(Result):
+    """Every extreme equilibrium (``extra["equilibria"]``) and the maximal Nash subsets
+    (``extra["nash_subsets"]``); ``strategies``, ``values`` and ``certificate`` are the first
+    equilibrium's. Printed as the list of equilibria."""
+
+    kind = "equilibria"
+    shown: int = field(default=20, repr=False)
+
+    def headline(self) -> str:
+        count = len(self.extra.get("equilibria", []))
+        return f"{self.game}: nash, all {count} extreme equilibria"
+
+    def body_lines(self, names: list[str], **options) -> list[str]:
+        listed = self.extra.get("equilibria", [])
+        lines = []
+        for entry in listed[:self.shown]:
+            values = ", ".join(f"{n} {format_number(_number(v))}" for n, v in zip(names, entry["values"]))
+            lines.append("")
+            lines.append(f"equilibrium {entry['index'] + 1}: {values}; NashConv {entry['nash_conv']}")
+            for name, strategy in zip(names, entry["strategies"]):
+                for infoset, row in strategy.items():
+                    probs = "  ".join(f"{a}={p}" for a, p in row.items())
+                    label = name if infoset == name else f"{name} at {infoset}"
+                    lines.append(f"  {label}: {probs}")
+        if len(listed) > self.shown:
+            lines.append(f"... {len(listed) - self.shown} more equilibria; --json lists every one")
+        subsets = self.extra.get("nash_subsets", [])
+        lines.append("")
+        lines.append(f"maximal Nash subsets ({len(subsets)}; each is every mix of its player-1 "
+                     "strategies against every mix of its player-2 strategies):")
+        for k, subset in enumerate(subsets):
+            lines.append(f"  {k + 1}: equilibria {', '.join(str(i + 1) for i in subset['equilibria'])}"
+                         f" (extreme strategies {subset['player_1']} × {subset['player_2']})")
+        return lines
+
+
+def _number(text):
+    return Fraction(text) if isinstance(text, str) else text
+
+
+def exact_reduced_payoffs(sf: SequenceForm, plans: list[np.ndarray]) -> list[np.ndarray]:
+    """Both players' payoffs over pairs of reduced plans, as Fractions:
+    u_i(π_1, π_2) = Σ_z p_c(z) u_i(z) π_1[σ_1(z)] π_2[σ_2(z)], accumulated per distinct
+    sequence pair (σ_1, σ_2) on the blocks of plans that play to it."""
+    chance, chance_den, payoffs, payoff_den = sf.exact_terminal_scaled()
+    seqs = sf.terminal_sequences
+    key = seqs[:, 0].astype(np.int64) * sf.num_sequences(1) + seqs[:, 1]
+    unique, inverse = np.unique(key, return_inverse=True)
+    out = []
+    for i in range(2):
+        weight = np.zeros(len(unique), dtype=object)
+        weight[:] = 0
+        np.add.at(weight, inverse, chance * payoffs[:, i])
+        total = np.zeros((len(plans[0]), len(plans[1])), dtype=object)
+        total[:, :] = 0
+        for k, w in zip(unique.tolist(), weight.tolist()):
+            if w:
+                s1, s2 = divmod(k, sf.num_sequences(1))
+                rows, cols = np.flatnonzero(plans[0][:, s1]), np.flatnonzero(plans[1][:, s2])
+                total[np.ix_(rows, cols)] += w
+        den = chance_den * payoff_den
+        out.append(np.vectorize(lambda v, den=den: Fraction(v, den), otypes=[object])(total))
+    return out
+
+
+def check_enumeration_size(sf: SequenceForm, max_profiles: int) -> list[int]:
+    """The reduced plan counts, or :class:`ModelTooLargeError` when |Π_1|·|Π_2| > max_profiles."""
+    counts = [count_reduced_plans(sf, i) for i in range(2)]
+    if math.prod(counts) > max_profiles:
+        raise ModelTooLargeError(
+            f"{sf.game.name}: enumerating all equilibria works on the (reduced) normal form, here "
+            f"{counts[0]:,} × {counts[1]:,} = {math.prod(counts):,} pure profiles, more than "
+            f"max_profiles = {max_profiles:,} (the number of vertices can grow exponentially); "
+            "drop --all for one equilibrium by Lemke's algorithm, or raise max_profiles")
+    return counts
+
+
+def solve_enumeration(game, *, exact: bool = True, backend: str = "highs",
+                      max_profiles: int = DEFAULT_MAX_PROFILES, **options) -> EquilibriaResult:
+    """``concept="nash", enumerate=True``: every extreme equilibrium of a two-player game (of its
+    reduced normal form for an extensive game), with the maximal Nash subsets, exactly certified.
+
+    Enumeration is exact whatever ``exact`` says (there is no floating-point variant); the
+    result's numbers are Fractions. ``options`` holds ``enumerate`` (which selected this entry)
+    and the solver options, which enumeration does not use.
+    """
+    from lpgame.compile import compile_game
+
+    started = time.perf_counter()
+    sf = compile_game(game)
+    if sf.num_players != 2:
+        raise ConceptMismatchError(
+            f"{sf.game.name}: enumerating Nash equilibria needs a two-player game; the game has "
+            f"{sf.num_players} players (concepts for n players: 'ce', 'cce', 'efce', 'efcce')")
+    check_enumeration_size(sf, max_profiles)
+    plans = [enumerate_reduced_plans(sf, i, max_plans=max_profiles) for i in range(2)]
+    a, b = exact_reduced_payoffs(sf, plans)
+    found = bimatrix_extreme_equilibria(a, b, time_limit=options.get("time_limit"))
+    labels = [[plan_label(sf, i, row) for row in plans[i]] for i in range(2)]
+    plan_matrices = [p.astype(int).astype(object) for p in plans]
+    listed, first = [], None
+    for k, (i, j) in enumerate(found.equilibria):
+        mixed = [found.strategies[0][i], found.strategies[1][j]]
+        realization = [list(np.asarray(mu, dtype=object) @ plan_matrices[p])
+                       for p, mu in enumerate(mixed)]
+        strategies, unreached, rebuilt, ev, _ = certified_profile(sf, realization, exact=True)
+        if ev.nash_conv != 0:
+            raise ExactCheckError(f"enumeration: extreme equilibrium {k} has exact NashConv "
+                                  f"{ev.nash_conv}, not 0")
+        entry = {
+            "index": k, "extreme_strategies": [i, j],
+            "strategies": strategies_to_json(strategies),
+            "values": [number_to_json(v) for v in ev.values],
+            "best_response_gain": [number_to_json(g) for g in ev.best_response_gain],
+            "nash_conv": number_to_json(ev.nash_conv),
+        }
+        if not _is_normal_form(game):
+            entry["mixed_plans"] = [{labels[p][s]: number_to_json(q) for s, q in enumerate(mu) if q}
+                                    for p, mu in enumerate(mixed)]
+        listed.append(entry)
+        if first is None:
+            first = (strategies, unreached, rebuilt, ev)
+    strategies, unreached, rebuilt, ev = first
+    subsets = [{"player_1": left, "player_2": right,
+                "equilibria": [e["index"] for e in listed
+                               if e["extreme_strategies"][0] in left
+                               and e["extreme_strategies"][1] in right]}
+               for left, right in found.nash_subsets]
+    cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, True,
+                       extra={"equilibria_certified": len(listed)})
+    m, n = len(plans[0]), len(plans[1])
+    return EquilibriaResult(
+        game=sf.game.name, concept="nash", variant="enumeration", value=ev.values[0],
+        values=list(ev.values), strategies=strategies, certificate=cert,
+        size={"rows": m, "cols": n, "nnz": m * n},
+        seconds={"solve": found.seconds, "total": time.perf_counter() - started},
+        backend=backend, exact=True, unreached=unreached, plans=rebuilt,
+        solver=solver_report(True, "vertex enumeration of the best-response polytopes "
+                                   "(integer pivoting)"),
+        extra={"equilibria": listed, "nash_subsets": subsets,
+               "enumeration": {"method": "vertex enumeration of the best-response polytopes "
+                                         "(lexicographic basis search, integer pivoting)",
+                               "strategies": [m, n], "vertices": list(found.vertices),
+                               "count": len(listed),
+                               "source": "Avis, Rosenberg, Savani & von Stengel 2010"}})
+
+
+def _is_normal_form(game) -> bool:
+    from lpgame.game.normal_form import NormalFormGame
+    return isinstance(game, NormalFormGame)
+
+
+register(Concept(
+    name="nash", variant="enumeration", games=("general_sum",), requires=("enumerate",),
+    solve=solve_enumeration,
+    summary="every extreme Nash equilibrium of a two-player game (of the reduced normal form of an "
+            "extensive game) and the maximal Nash subsets, in exact arithmetic",
+    certificate="each extreme equilibrium's best-response gains, exactly 0, by the independent "
+                "best-response path",
+    source="Avis, Rosenberg, Savani & von Stengel 2010 (lrsnash); von Stengel 2002",
+    options=(
+        Option("enumerate", bool, False, "list every extreme equilibrium (vertex enumeration)",
+               flag="--all"),
+        Option("max_profiles", int, DEFAULT_MAX_PROFILES,
+               "refuse games whose (reduced) normal form has more pure profiles than this"),
+    ),
+))

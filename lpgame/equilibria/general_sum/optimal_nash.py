@@ -1,0 +1,399 @@
+"""Optimal (and worst) Nash equilibrium of a two-player general-sum game by a MILP over the
+sequence form.
+
+Sandholm, Gilpin & Conitzer ("Mixed-integer programming methods for finding Nash equilibria",
+AAAI 2005, their first formulation) write a Nash equilibrium of a bimatrix game as: each action's regret
+r_a = (best-response value) − (action's value) ≥ 0, and a binary s_a per action with p_a ≤ 1 − s_a
+and r_a ≤ M s_a, so that an action with positive regret is never played. Over the sequence form
+(Koller, Megiddo & von Stengel 1996; notes/farina-thesis.md §1.4 and §1.12) the same conditions
+read, with realization plans x ∈ Q_1, y ∈ Q_2, payoff matrices U_1, U_2 (u_i = xᵀ U_i y),
+best-response values v_i (one per information set, plus v_i[∅]) and regrets r_i ≥ 0 per sequence:
+
+    F_1 x = f_1,                    F_2 y = f_2,                       x, y ≥ 0     [treeplex_i]
+    F_1ᵀ v_1 − U_1 y − r_1 = 0,     F_2ᵀ v_2 − U_2ᵀ x − r_2 = 0,       r_i ≥ 0      [regret_i]
+    x − b_1 ≤ 0,                    y − b_2 ≤ 0                                     [support_i]
+    r_1 + M_1 b_1 ≤ M_1,            r_2 + M_2 b_2 ≤ M_2,          b_i ∈ {0, 1}^{Σ_i} [regret_bound_i]
+
+(b_i = 1 − s: b_i[σ] = 1 allows σ to be played and forces its regret to 0). Row σ = ja of
+F_1ᵀ v_1 − U_1 y is v_1[j] − Σ_{j': p_{j'} = ja} v_1[j'] − (U_1 y)[ja], so r_1 ≥ 0 makes v_1 an upper
+bound on the best-response recursion of :mod:`lpgame.analysis.best_response` and r_1[σ] = 0 on the
+played sequences makes x a best response; then xᵀ r_1 = 0 gives u_1(x, y) = f_1ᵀ v_1 = v_1[∅], so
+the players' equilibrium payoffs are the linear expressions v_i[∅] and the objective
+
+    max (or, ``worst=True``, min)   Σ_i w_i v_i[∅]
+
+is linear (the weights w as in :func:`lpgame.equilibria.correlated.ce_cce.objective_weights`: welfare,
+one player's payoff, or any weights). The best and the worst welfare of the equilibria give the
+price of stability and of anarchy.
+
+**Big-M.** Take v_i at the true best-response values. Below information set j, every pure
+continuation of player i reaches leaves of the same total weight W_j = Σ_z p_c(z) y[σ_2(z)] ≤ 1
+(the mass of the histories through j), so every continuation value lies in
+[W_j min_z u_i(z), W_j max_z u_i(z)] and every regret is at most
+
+    M_i = max_z u_i(z) − min_z u_i(z),
+
+player i's payoff range over the leaves. With this M_i no equilibrium is cut off; the result
+states M_i.
+
+**Polishing and exact mode.** The MILP's binaries fix a support S_i = {σ : b_i[σ] = 1}. The LP with
+r_i[σ] = 0 on S_i and x[σ] = 0 (y[σ] = 0) off it, and the same objective, is the MILP with the
+binaries fixed: every feasible point is an equilibrium and its optimum is the MILP's. It is solved
+again in floating point (clean plans, NashConv at the LP's accuracy) or, with ``exact=True``, with
+rational payoff matrices and its optimal basis certified in rational arithmetic
+(:func:`lpgame.lp.solve_lp_exact`); the certificate's exact NashConv must then be 0.
+
+A MILP that reaches its time limit with an incumbent returns that equilibrium labelled as partial,
+with HiGHS's bound on the optimum; without one it raises
+:class:`~lpgame.errors.SolverTimeLimitError` carrying the bound.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+from lpgame.equilibria.correlated.ce_cce import objective_name, objective_weights
+from lpgame.equilibria.profiles import certified_profile
+from lpgame.errors import ConceptMismatchError, ExactCheckError, LpgameError, OptionError, SolverError
+from lpgame.lp import LPSolution, solve_lp, solve_lp_exact
+from lpgame.lp.linear_program import LinearProgram
+from lpgame.lp.solution import solver_report
+from lpgame.registry import Concept, Option, register
+from lpgame.result import Certificate, Result
+from lpgame.sequence_form import SequenceForm
+
+SUPPORT_THRESHOLD = 0.5
+"""A binary above this counts as 1 when the support is read from the MILP."""
+DEFAULT_MIP_GAP = 0.0
+"""Relative MIP gap at which HiGHS stops by default: 0, a proven optimum (HiGHS's own is 1e-4)."""
+CE_BESIDE_MAX_PROFILES = 20_000
+"""Up to this many joint reduced plans, the optimal correlated equilibrium (CE) for the same
+objective is solved too and shown beside the Nash optimum (every Nash equilibrium is a CE, so it
+bounds the Nash optimum: max-welfare CE ≥ best Nash welfare)."""
+MIP_TOLERANCES = {"mip_feasibility_tolerance": 1e-9, "mip_abs_gap": 1e-12}
+"""HiGHS options of the MILP: tight feasibility, so that b = 1 really forces a regret of 0."""
+
+
+@dataclass
+class NashMILP:
+    """The MILP (or, with a support fixed, the LP) and its big-M constants M_1, M_2."""
+
+    lp: LinearProgram
+    big_m: tuple[float, float]
+    weights: np.ndarray
+
+
+def payoff_ranges(sf: SequenceForm) -> tuple[float, float]:
+    """M_i = max_z u_i(z) − min_z u_i(z) for the two players (module docstring, **Big-M**)."""
+    u = np.asarray(sf.terminal_payoffs, dtype=float)
+    return tuple(float(u[:, i].max() - u[:, i].min()) if len(u) else 0.0 for i in range(2))
+
+
+def check_two_players(sf: SequenceForm, what: str) -> None:
+    """Refuse a game that does not have exactly two players."""
+    if sf.num_players != 2:
+        raise ConceptMismatchError(
+            f"{sf.game.name}: {what} is defined here for two-player games; the game has "
+            f"{sf.num_players} players (correlated concepts 'ce'/'cce' take any number)")
+
+
+def nash_milp(sf: SequenceForm, weights, worst: bool = False, exact: bool = False,
+              support: tuple[np.ndarray, np.ndarray] | None = None) -> NashMILP:
+    """The MILP of the module docstring, or, with ``support`` (one boolean mask per player over its
+    sequences), the LP with that support fixed. ``exact`` states the payoff matrices in rationals
+    (for :func:`lpgame.lp.solve_lp_exact`; support LP only)."""
+    check_two_players(sf, "optimal Nash equilibrium by MILP")
+    weights = np.asarray(weights, dtype=float)
+    big_m = payoff_ranges(sf)
+    kind = "MILP" if support is None else "support LP"
+    lp = LinearProgram(name=f"optimal Nash {kind} of {sf.game.name}",
+                       description="Sandholm, Gilpin & Conitzer (AAAI 2005) over the sequence form; "
+                                   f"big-M = payoff ranges {big_m[0]:g}, {big_m[1]:g}")
+    if exact:
+        U = [sf.payoff_matrix_exact(0), sf.payoff_matrix_exact(1).T]
+    else:
+        U = [sf.payoff_matrix(0), sp.csr_array(sf.payoff_matrix(1).T)]
+    # U[i]: rows player i's sequences, columns the opponent's; i's payoff per sequence is U[i] @ plan_o
+    plans, values, regrets = [], [], []
+    for i in range(2):
+        n = sf.num_sequences(i)
+        labels = sf.sequence_labels(i)
+        upper = 1.0 if support is None else np.where(support[i], np.inf, 0.0)
+        plans.append(lp.add_variables("xy"[i], n, 0.0, upper, labels=labels))
+    for i in range(2):
+        infosets = ["∅"] + list(sf.players[i].infoset_labels)
+        values.append(lp.add_variables(f"v{i + 1}", len(infosets), -np.inf, np.inf, labels=infosets))
+    for i in range(2):
+        n = sf.num_sequences(i)
+        upper = big_m[i] if support is None else np.where(support[i], 0.0, np.inf)
+        regrets.append(lp.add_variables(f"r{i + 1}", n, 0.0, upper, labels=sf.sequence_labels(i)))
+    for i in range(2):
+        lp.add_constraints(f"treeplex_{i + 1}", [(plans[i], sf.treeplex_matrix(i))], "==",
+                           sf.treeplex_rhs(i))
+    for i in range(2):
+        n = sf.num_sequences(i)
+        lp.add_constraints(f"regret_{i + 1}",
+                           [(values[i], sf.treeplex_matrix(i).T), (plans[1 - i], -U[i]),
+                            (regrets[i], -sp.eye_array(n, format="csr"))], "==", 0.0)
+    if support is None:
+        for i in range(2):
+            n = sf.num_sequences(i)
+            labels = sf.sequence_labels(i)
+            binary = lp.add_variables(f"b{i + 1}", n, kind="binary", labels=labels)
+            eye = sp.eye_array(n, format="csr")
+            lp.add_constraints(f"support_{i + 1}", [(plans[i], eye), (binary, -eye)], "<=", 0.0)
+            lp.add_constraints(f"regret_bound_{i + 1}", [(regrets[i], eye), (binary, big_m[i] * eye)],
+                               "<=", big_m[i])
+    terms = []
+    for i in range(2):
+        c = np.zeros(values[i].size)
+        c[0] = weights[i]
+        terms.append((values[i], c))
+    lp.set_objective(terms, sense="min" if worst else "max")
+    return NashMILP(lp, big_m, weights)
+
+
+@dataclass(kw_only=True)
+class NotedResult(Result):
+    """A profile result whose report opens with the concept's own lines (``extra["notes"]``: the
+    objective and its optimum, the MILP's status, gap and bound, a partial answer's label). It is
+    a ``"profile"`` result in JSON (read back as :class:`~lpgame.result.Result`, notes kept)."""
+
+    def body_lines(self, names: list[str], **options) -> list[str]:
+        return [str(note) for note in self.extra.get("notes", [])] + super().body_lines(names,
+                                                                                         **options)
+
+
+def support_labels(sf: SequenceForm, player: int, plan, tol: float = 1e-9) -> list[str]:
+    """Labels of the player's sequences played with positive probability (∅ left out)."""
+    p = sf.players[player]
+    values = np.asarray([float(v) for v in plan])
+    return [p.sequence_label(s) for s in np.flatnonzero(values > tol).tolist() if s != 0]
+
+
+def parse_objective(text: str):
+    """The command-line value of ``--objective``: ``welfare``, ``player1``, ``player2`` or
+    ``w1,w2`` (kept as text; :func:`~lpgame.equilibria.correlated.ce_cce.objective_weights` reads it)."""
+    return text.strip()
+
+
+def objective_weights_checked(objective, num_players: int = 2) -> np.ndarray:
+    """:func:`~lpgame.equilibria.correlated.ce_cce.objective_weights`, its errors as OptionError."""
+    if objective is None or isinstance(objective, bool):
+        raise OptionError(f"option 'objective' must be 'welfare', 'player1', 'player2' or two "
+                          f"weights 'w1,w2'; got {objective!r}")
+    if not isinstance(objective, (str, tuple, list, np.ndarray)):
+        raise OptionError(f"option 'objective' must be a string or a sequence of {num_players} "
+                          f"numbers; got {objective!r} ({type(objective).__name__})")
+    try:
+        return objective_weights(objective, num_players)
+    except LpgameError as exc:
+        raise OptionError(f"option 'objective': {exc}") from exc
+
+
+def _solver_options(options: dict) -> dict:
+    out = {k: v for k, v in options.items() if v is not None and k != "tolerance"}
+    return out
+
+
+def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = False,
+                       exact: bool = False, backend: str = "highs", mip_gap: float | None = None,
+                       beside_ce: bool = True, pair: bool = True, **options) -> Result:
+    """The optimal (``worst=True``: the worst) Nash equilibrium for ``objective`` (module
+    docstring). Returns a :class:`~lpgame.result.Result` whose ``extra`` holds the objective, its
+    value, the MILP's gap and bound, the big-M constants and the support; with ``beside_ce`` also
+    the optimal correlated equilibrium's objective for the same weights (:func:`correlated_beside`).
+    With ``worst`` and ``pair``, the best equilibrium's objective is solved too and reported beside
+    the worst, with the social optimum and the prices of anarchy and stability where they are
+    defined (:func:`price_of_anarchy`).
+    """
+    start = time.perf_counter()
+    raw_options = dict(options)
+    check_two_players(sf, "optimal Nash equilibrium by MILP")
+    if not isinstance(worst, bool):
+        raise OptionError(f"option 'worst' must be True or False; got {worst!r}")
+    weights = objective_weights_checked(objective)
+    if backend != "highs":
+        raise OptionError(f"optimal Nash equilibrium: the MILP is solved by HiGHS's branch and "
+                          f"bound; use backend='highs' (got {backend!r})")
+    options = _solver_options(options)
+    gap = DEFAULT_MIP_GAP if mip_gap is None else float(mip_gap)
+    milp = nash_milp(sf, weights, worst)
+    highs_options = {**MIP_TOLERANCES, **options.pop("highs_options", {})}
+    lp_options = {k: v for k, v in options.items() if k != "solver"}
+    mip = solve_lp(milp.lp, backend="highs", mip_gap=gap, highs_options=highs_options,
+                   **lp_options)
+    support = tuple(mip.values(f"b{i + 1}") > SUPPORT_THRESHOLD for i in range(2))
+    polish, plans, objective_value = _solve_support_lp(sf, weights, worst, exact, support, options)
+    if polish is None:     # the support LP failed in floating point: keep the MILP's point
+        plans = [np.clip(mip.values("x"), 0.0, None), np.clip(mip.values("y"), 0.0, None)]
+        objective_value = mip.objective
+    strategies, unreached, plans, ev, _ = certified_profile(sf, plans, exact)
+    if exact and ev.nash_conv != 0:
+        raise ExactCheckError(f"exact mode: the support LP's profile has exact NashConv "
+                              f"{ev.nash_conv}, not 0")
+    partial = mip.status != "optimal"
+    extra = {
+        "objective": objective_name(objective),
+        "weights": [float(w) for w in weights],
+        "worst": worst,
+        "objective_value": _number(objective_value),
+        "milp": {"status": mip.status, "partial": partial,
+                 "mip_gap": mip.info.get("mip_gap"), "dual_bound": mip.info.get("mip_dual_bound"),
+                 "primal_bound": mip.info.get("primal_bound"),
+                 "nodes": mip.info.get("mip_node_count"), "seconds": mip.seconds,
+                 "size": milp.lp.size()},
+        "big_m": list(milp.big_m),
+        "big_m_rule": "M_i = max_z u_i(z) − min_z u_i(z), player i's payoff range (bounds every "
+                      "regret of a best-response value)",
+        "support": [support_labels(sf, i, plans[i]) for i in range(2)],
+        "polished": polish is not None,
+    }
+    if partial:
+        extra["status"] = (f"partial: HiGHS stopped ({mip.status}) before "
+                           f"proving the optimum; the equilibrium returned is "
+                           f"the incumbent, objective {mip.info.get('primal_bound')}, and the best "
+                           f"{'equilibrium' if not worst else 'worst equilibrium'} has objective at "
+                           f"{'most' if not worst else 'least'} {mip.info.get('mip_dual_bound')}")
+    cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
+    if worst and pair:
+        best = solve_optimal_nash(sf, objective, worst=False, exact=exact, backend=backend,
+                                  mip_gap=mip_gap, beside_ce=False, pair=False, **raw_options)
+        extra["best_objective_value"] = best.extra["objective_value"]
+        extra.update(price_of_anarchy(sf, weights, best.extra["objective_value"],
+                                      extra["objective_value"]))
+    beside = correlated_beside(sf, weights, worst) if beside_ce else None
+    if beside is not None:
+        extra["correlated_beside"] = beside
+    extra["notes"] = _notes(extra, worst)
+    return NotedResult(
+        game=sf.game.name, concept="nash", variant="optimal", value=ev.values[0],
+        values=list(ev.values), strategies=strategies, certificate=cert, size=milp.lp.size(),
+        seconds={"solve": mip.seconds + (polish.seconds if polish is not None else 0.0),
+                 "milp": mip.seconds, "total": time.perf_counter() - start},
+        backend=backend, exact=exact, unreached=unreached, extra=extra, plans=plans, lp=milp.lp,
+        solver=solver_report(polish, exact, name="highs-mip", mip_gap=mip.info.get("mip_gap"),
+                             then=("the LP with the MILP's support fixed" if polish is not None
+                                   else None)))
+
+
+def _solve_support_lp(sf: SequenceForm, weights, worst: bool, exact: bool, support, options: dict
+                      ) -> tuple[LPSolution | None, list | None, object]:
+    """Solve the LP with the MILP's support fixed (module docstring): (solution, plans, optimum);
+    (None, None, None) where the floating-point LP fails (the caller keeps the MILP's point)."""
+    fixed = nash_milp(sf, weights, worst, exact=exact, support=support)
+    lp_options = {k: v for k, v in options.items() if k not in ("highs_options",)}
+    if exact:
+        lp_options.setdefault("solver", "simplex")
+        try:
+            solution, certified = solve_lp_exact(fixed.lp, backend="highs", **lp_options)
+        except SolverError as exc:
+            raise ExactCheckError(f"exact mode: the LP with the MILP's support fixed failed: {exc}"
+                                  ) from exc
+        plans = [certified.values(fixed.lp, "x"), certified.values(fixed.lp, "y")]
+        return solution, plans, certified.objective
+    try:
+        solution = solve_lp(fixed.lp, backend="highs", **lp_options)
+    except SolverError:
+        return None, None, None
+    plans = [np.clip(solution.values("x"), 0.0, None), np.clip(solution.values("y"), 0.0, None)]
+    return solution, plans, solution.objective
+
+
+def price_of_anarchy(sf: SequenceForm, weights, best, worst) -> dict:
+    """The social optimum max_{π_1, π_2} Σ_i w_i u_i(π) over pure (reduced) plan pairs, where the
+    reduced normal form has at most :data:`CE_BESIDE_MAX_PROFILES` joint plans (mixing cannot do
+    better), and, for the welfare objective with every quantity positive, the price of anarchy
+    optimum / worst equilibrium and the price of stability optimum / best equilibrium
+    (Koutsoupias & Papadimitriou 1999; Anshelevich et al. 2004). Empty where not computed."""
+    from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, reduced_normal_form
+
+    if count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) > CE_BESIDE_MAX_PROFILES:
+        return {}
+    form = reduced_normal_form(sf, max_profiles=CE_BESIDE_MAX_PROFILES)
+    optimum = float(np.tensordot(np.asarray(weights, dtype=float), form.payoffs, axes=1).max())
+    out = {"social_optimum": optimum}
+    best_f, worst_f = float(Fraction(best)), float(Fraction(worst))
+    if np.all(np.asarray(weights) == 1) and min(optimum, best_f, worst_f) > 0:
+        out["price_of_anarchy"] = optimum / worst_f
+        out["price_of_stability"] = optimum / best_f
+    return out
+
+
+def correlated_beside(sf: SequenceForm, weights, worst: bool) -> dict | None:
+    """The optimal CE's objective for the same weights (the worst CE with ``worst``), on the normal
+    form or the reduced normal form, where it has at most :data:`CE_BESIDE_MAX_PROFILES` joint
+    plans; None otherwise (:func:`lpgame.equilibria.correlated.ce_cce.solve_normal_form`)."""
+    from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, solve_normal_form
+
+    if count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) > CE_BESIDE_MAX_PROFILES:
+        return None
+    sign = -1.0 if worst else 1.0
+    ce = solve_normal_form(sf, "ce", objective=[sign * w for w in weights])
+    bound = "lower" if worst else "upper"
+    return {"concept": "ce", "objective_value": sign * float(ce.objective),
+            "meaning": f"{'worst' if worst else 'best'} correlated equilibrium for the same "
+                       f"objective: a {bound} bound on every Nash equilibrium's"}
+
+
+def _notes(extra: dict, worst: bool) -> list[str]:
+    milp = extra["milp"]
+    which = "worst" if worst else "best"
+    lines = [f"{which} Nash equilibrium for objective {extra['objective']} (weights "
+             f"{', '.join(f'{w:g}' for w in extra['weights'])}): {extra['objective_value']}",
+             f"MILP: {milp['status']}, MIP gap {milp['mip_gap']:.3g}, bound {milp['dual_bound']:.9g}, "
+             f"{milp['nodes']} nodes; big-M = payoff ranges {', '.join(f'{m:g}' for m in extra['big_m'])}"]
+    if "best_objective_value" in extra:
+        line = f"best Nash equilibrium for the same objective: {extra['best_objective_value']}"
+        if "social_optimum" in extra:
+            line += f"; social optimum (pure plans) {extra['social_optimum']:.9g}"
+        if "price_of_anarchy" in extra:
+            line += (f"; price of anarchy {extra['price_of_anarchy']:.9g}, price of stability "
+                     f"{extra['price_of_stability']:.9g}")
+        lines.append(line)
+    beside = extra.get("correlated_beside")
+    if beside is not None:
+        lines.append(f"beside it, the {'worst' if worst else 'best'} correlated equilibrium (ce) for "
+                     f"the same objective: {beside['objective_value']:.9g}")
+    if "status" in extra:
+        lines.append(extra["status"].upper() if extra["status"].startswith("partial") else
+                     extra["status"])
+    return lines
+
+
+def _number(value):
+    return str(value) if isinstance(value, Fraction) else float(value)
+
+
+def _solve_registered(game, *, exact: bool = False, backend: str = "highs", objective=None,
+                      worst: bool = False, mip_gap: float | None = None, **options) -> Result:
+    from lpgame.compile import compile_game
+    return solve_optimal_nash(compile_game(game), objective=objective, worst=worst, exact=exact,
+                              backend=backend, mip_gap=mip_gap, **options)
+
+
+register(Concept(
+    name="nash", variant="optimal", games=("general_sum",), requires=("objective",),
+    solve=_solve_registered,
+    summary="the Nash equilibrium maximising (or with --worst minimising) an objective: welfare, "
+            "player1, player2 or weights w1,w2; by a MILP over the sequence form",
+    certificate="each player's best-response gain against the returned profile (exactly 0 in "
+                "exact mode), by the independent best-response recursion",
+    source="Sandholm, Gilpin & Conitzer, AAAI 2005 (the regret MILP), written over the sequence "
+           "form (Koller, Megiddo & von Stengel 1996)",
+    options=(
+        Option("objective", object, None, "what the equilibrium optimises: welfare, player1, "
+               "player2 or weights w1,w2", parse=parse_objective),
+        Option("worst", bool, False, "minimise the objective instead: the worst equilibrium (with "
+               "welfare, the denominator of the price of anarchy; the best one gives the price "
+               "of stability's)"),
+        Option("mip_gap", float, None, "relative MIP gap at which HiGHS stops (default 0: a "
+               "proven optimum)"),
+    ),
+    backends=("highs",),
+))

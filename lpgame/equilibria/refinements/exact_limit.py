@@ -1,0 +1,340 @@
+"""An exact simplex at a fixed rational ξ: the exact stage of the trembling-LP limit loop.
+
+Farina (2023, §13.4, L5813; notes/farina-thesis.md §1.13) solves P(ξ) with Gurobi down to
+ξ = 10⁻⁶, then with GLOP in MPFR arithmetic from ξ = 10⁻³ down to 10⁻³⁰, and keeps a rational
+simplex as a last resort. Where HiGHS's tolerances cannot see the ε³–ε⁴ terms (Leduc QPE), lpgame
+continues with this module, the exact counterpart of the MPFR stage (issue 22): at a fixed
+**rational** ξ the trembling LP (Def. 13.1, L5359) is an ordinary LP with rational data,
+
+    c(ξ) = Σ_k ξ^k c_k,   A(ξ) = Σ_k ξ^k A_k,   b(ξ) = Σ_k ξ^k b_k,
+
+so its optimal basis can be found exactly by simplex pivots from a nearly optimal basis (HiGHS's
+basis at the same ξ, or the exact optimum at the previous ξ), and then handed to the exact
+stability test (:func:`lpgame.equilibria.refinements.limit.certify_stable_basis`, Thm. 13.3). If that basis is
+not stable, ξ shrinks and the simplex restarts from it. Thm. 13.4 (L5577): below some ξ* every
+optimal basis of P(ξ*) is stable, so the stage ends for a small enough ξ (in practice ξ = 2⁻²⁰ on
+Leduc, as the thesis's 10⁻⁶).
+
+**The simplex.** With one slack per row (D = +1 for ≤ and =, −1 for ≥) P(ξ) is
+
+    min  c̄ᵀw   s.t.  [A(ξ)  D] w = b(ξ),   w = (z, s),
+
+c̄ = −c(ξ) for a maximisation; a structural column is ≥ 0 or free (the trembling LPs have no
+other bounds), a slack is ≥ 0, or fixed at 0 on an equality row. Every finite bound is 0, so a
+nonbasic variable is 0 and the basic solution is x_B = B⁻¹ b(ξ). It is the revised primal simplex
+method (Dantzig 1963; Chvátal 1983, ch. 7–8) with a composite phase 1 for a start that is not
+primal feasible (minimise the total bound violation of the basic variables, cost −1/+1 per
+violated variable; e.g. Maros 2003, §9.3; the ratio test stops at the first breakpoint). Pricing is
+Dantzig's (the largest |d_j|) until :data:`STALL` pivots pass without strict progress, then Bland's
+least-index rule for good (Bland 1977), which terminates.
+
+Each pivot solves two systems with the basis matrix exactly, Bᵀπ = c̄_B and B α = a_q, by the
+sparse solver of :mod:`lpgame.lp.exact` (float LU, exact iterative refinement, rational
+reconstruction; a dense python-flint ``fmpq_mat`` solve where that fails); x_B is updated exactly
+(x_B ← x_B − tα, x_q ← t) and recomputed with a third solve at every restart. Measured on Leduc
+L2252 (1,302 rows, loaded 2-core machine): about 0.3–0.6 s per pivot, against about 4.6 s for
+the dense ``fmpq_mat`` inverse with rank-one updates of :mod:`lpgame.lp.exact_simplex`; one
+solve with the basis there takes 0.38 s by reconstruction and 10.8 s by python-flint's dense
+p-adic (Dixon) ``fmpq_mat.solve``. About half of a pivot is the rational reconstruction, a sixth
+the reduced costs in Fractions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from lpgame.errors import ExactCheckError, LpgameError
+from lpgame.lp.exact import SparseRational, solve_sparse_rational
+from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO, LPSolution
+from lpgame.rational import RationalMatrix, common_denominator, scaled_products
+
+
+def solve_scaled(matrix: SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
+    """The exact solution of ``matrix`` x = rhs, solved as ``matrix`` y = D·rhs with D the common
+    denominator of rhs (integer right-hand side: y's denominators divide det(matrix) only, so the
+    rational reconstruction of :mod:`lpgame.lp.exact` needs far fewer digits), x = y / D."""
+    nums, den = common_denominator(rhs)
+    if den == 1:
+        return solve_sparse_rational(matrix, rhs, what)[0]
+    y, _ = solve_sparse_rational(matrix, [Fraction(v) for v in nums.tolist()], what)
+    return [v / den for v in y]
+
+NONNEG, FREE, FIXED = 0, 1, 2
+
+EXACT_SCHEDULE = [Fraction(1, 2 ** k) for k in (10, 20, 30, 40, 60, 80, 100)]
+"""ξ of the exact stage: 2⁻¹⁰ ≈ 10⁻³ down to 2⁻¹⁰⁰ ≈ 10⁻³⁰, the thesis's MPFR range (L5813)."""
+
+STALL = 50
+"""Pivots without strict progress (degenerate) before Dantzig's pricing gives way to Bland's."""
+
+MAX_PIVOTS = 5000
+"""Pivots per ξ before the exact simplex gives up."""
+
+
+class ExactSimplexError(LpgameError):
+    """The exact simplex at a fixed ξ stopped without an optimal basis (time or pivot limit, a
+    singular start, or an infeasible or unbounded P(ξ)); the message says which."""
+
+
+@dataclass
+class ExactInstance:
+    """P(ξ) in exact rationals, in the equality form of the module docstring."""
+
+    xi: Fraction
+    m: int
+    n: int
+    cost: list[Fraction]            # minimisation costs of the n + m variables (slacks: 0)
+    A: RationalMatrix               # A(ξ), m × n
+    slack: list[int]                # D: +1 (≤, =) or −1 (≥)
+    kinds: list[int]                # NONNEG, FREE or FIXED per variable
+    rhs: list[Fraction]             # b(ξ)
+    nums: np.ndarray = field(repr=False, default=None)      # A's entries as integers over den
+    den: int = 1
+    indptr: np.ndarray = field(repr=False, default=None)    # A by columns
+    order: np.ndarray = field(repr=False, default=None)
+    cost_scaled: tuple = field(repr=False, default=None)     # cost as (integers, denominator)
+
+    def column_entries(self, j: int) -> tuple[np.ndarray, np.ndarray, list[Fraction]]:
+        """(rows, integer entries over ``den``, Fractions) of variable j's column of [A D]."""
+        if j >= self.n:
+            i = j - self.n
+            return (np.array([i]), np.array([self.slack[i] * self.den], dtype=object),
+                    [Fraction(self.slack[i])])
+        idx = self.order[self.indptr[j]:self.indptr[j + 1]]
+        return self.A.rows[idx], self.nums[idx], [self.A.data[k] for k in idx.tolist()]
+
+
+def exact_instance(tlp, xi: Fraction) -> ExactInstance:
+    """P(ξ) of the trembling LP ``tlp`` (:class:`lpgame.equilibria.refinements.limit.TremblingLP`) at the rational
+    ξ, exactly."""
+    xi = Fraction(xi)
+    powers = tlp.exact_powers()
+    senses = tlp._senses
+    base = tlp.base
+    m, n = base.num_rows, base.num_cols
+    sign = -1 if base.sense == "max" else 1
+    c = [Fraction(0)] * n
+    b = [Fraction(0)] * m
+    rows, cols, data = [], [], []
+    for k, (ck, Ak, bk) in powers.items():
+        f = xi ** k
+        for j, v in enumerate(ck):
+            if v:
+                c[j] += f * v
+        for i, v in enumerate(bk):
+            if v:
+                b[i] += f * v
+        if Ak is not None:
+            rows.append(Ak.rows)
+            cols.append(Ak.cols)
+            data.extend(v * f for v in Ak.data)
+    A = RationalMatrix((m, n), np.concatenate(rows), np.concatenate(cols), data)
+    col_lower = np.concatenate([v.lower for v in base.variables])
+    col_upper = np.concatenate([v.upper for v in base.variables])
+    if np.any(np.isfinite(col_upper)) or np.any(np.isfinite(col_lower) & (col_lower != 0)):
+        raise LpgameError("exact simplex at ξ: only lower bounds 0 or free columns are supported")
+    kinds = [NONNEG if np.isfinite(col_lower[j]) else FREE for j in range(n)]
+    kinds += [FIXED if s == "==" else NONNEG for s in senses]
+    nums, den = A.scaled()
+    order = np.argsort(A.cols, kind="stable")
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(A.cols, minlength=n))])
+    cost = [sign * v for v in c] + [Fraction(0)] * m
+    c_nums, c_den = common_denominator(cost)
+    return ExactInstance(xi, m, n, cost, A, [-1 if s == ">=" else 1 for s in senses], kinds, b,
+                         nums, den, indptr, order, (c_nums.tolist(), c_den))
+
+
+def _solve(matrix: SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
+    """matrix · x = rhs exactly, solved with an integer right-hand side (rhs times its common
+    denominator D, so the reconstruction needs only det-sized denominators), x = y / D."""
+    if not any(rhs):
+        return [Fraction(0)] * matrix.shape[1]
+    r_nums, r_den = common_denominator(rhs)
+    y, _ = solve_sparse_rational(matrix, [Fraction(v) for v in r_nums.tolist()], what)
+    return y if r_den == 1 else [v / r_den for v in y]
+
+
+def _basis_matrix(inst: ExactInstance, basis: list[int]) -> SparseRational:
+    rows, cols, nums, data = [], [], [], []
+    for k, j in enumerate(basis):
+        r, v, d = inst.column_entries(j)
+        rows.append(r)
+        cols.append(np.full(len(r), k, dtype=np.int64))
+        nums.append(v)
+        data.extend(d)
+    nums_all = np.concatenate(nums) if nums else np.zeros(0, dtype=object)
+    return SparseRational(np.concatenate(rows), np.concatenate(cols), data, (inst.m, inst.m),
+                           (nums_all.astype(object), inst.den))
+
+
+def statuses_to_basis(inst: ExactInstance, col_basis, row_basis) -> list[int]:
+    """HiGHS's statuses as the list of basic variables (columns j, slacks n + i)."""
+    basis = [j for j in range(inst.n) if col_basis[j] == BASIS_BASIC] + \
+            [inst.n + i for i in range(inst.m) if row_basis[i] == BASIS_BASIC]
+    if len(basis) != inst.m:
+        raise ExactSimplexError(f"the starting basis has {len(basis)} basic variables for "
+                                f"{inst.m} rows")
+    return basis
+
+
+def basis_to_statuses(inst: ExactInstance, basis: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    cols = np.array([BASIS_LOWER if k == NONNEG else BASIS_ZERO for k in inst.kinds[:inst.n]],
+                    dtype=np.int8)
+    rows = np.full(inst.m, BASIS_LOWER, dtype=np.int8)
+    for j in basis:
+        if j < inst.n:
+            cols[j] = BASIS_BASIC
+        else:
+            rows[j - inst.n] = BASIS_BASIC
+    return cols, rows
+
+
+def _reduced_costs(inst: ExactInstance, pi: list[Fraction], costs: list[Fraction] | None,
+                   in_basis: set) -> dict[int, int]:
+    """d_j = c̄_j − a_jᵀπ of the nonbasic variables that are not fixed (``costs`` None: phase 1,
+    whose nonbasic costs are 0), as integer numerators over one positive common denominator (only
+    their signs and sizes are compared). Aᵀπ in integers over common denominators."""
+    pi_nums, pi_den = common_denominator(pi)
+    at = scaled_products(inst.A.cols, inst.A.rows, inst.nums, pi_nums, inst.n).tolist()
+    if costs is None:
+        c_nums, c_den = [0] * (inst.n + inst.m), 1
+    else:
+        c_nums, c_den = inst.cost_scaled
+    scale = inst.den * pi_den                      # d_j = (c_j·scale − at_j·c_den) / (c_den·scale)
+    pis = pi_nums.tolist()
+    out = {}
+    for j in range(inst.n + inst.m):
+        if j in in_basis or inst.kinds[j] == FIXED:
+            continue
+        a = at[j] if j < inst.n else inst.slack[j - inst.n] * pis[j - inst.n] * inst.den
+        d = c_nums[j] * scale - a * c_den
+        if d:
+            out[j] = d
+    return out
+
+
+def infeasibilities(inst: ExactInstance, basis: list[int]) -> tuple[int, int]:
+    """(primal, dual) infeasible variables of a basis: how far it is from optimal at ξ."""
+    B = _basis_matrix(inst, basis)
+    x = _solve(B, inst.rhs, "the basic values at ξ")
+    primal = sum(1 for k, j in enumerate(basis) if _violation(inst.kinds[j], x[k]))
+    pi = _solve(B.T, [inst.cost[j] for j in basis], "the duals at ξ")
+    d = _reduced_costs(inst, pi, inst.cost, set(basis))
+    dual = sum(1 for j, v in d.items() if inst.kinds[j] == FREE or v < 0)
+    return primal, dual
+
+
+def _violation(kind: int, value: Fraction) -> int:
+    """−1 below its lower bound 0, +1 above its upper bound 0 (fixed), 0 within bounds."""
+    if kind == FREE:
+        return 0
+    if value < 0:
+        return -1
+    if kind == FIXED and value > 0:
+        return 1
+    return 0
+
+
+def exact_simplex_at(inst: ExactInstance, basis: list[int], deadline: float | None = None,
+                     max_pivots: int = MAX_PIVOTS
+                     ) -> tuple[list[int], list[Fraction], list[Fraction], int]:
+    """Pivot from ``basis`` to an exactly optimal basis of P(ξ) (module docstring). Returns the
+    basis, its basic values x_B, the row duals π = B⁻ᵀ c̄_B of the minimisation form and the
+    number of pivots."""
+    basis = list(basis)
+    B = _basis_matrix(inst, basis)
+    try:
+        x = _solve(B, inst.rhs, "the basic values at ξ")
+    except ExactCheckError as exc:
+        raise ExactSimplexError(f"the starting basis is singular in exact arithmetic ({exc})") from exc
+    pivots = stalled = 0
+    bland = False
+    progress = None
+    while True:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise ExactSimplexError(f"time limit reached after {pivots} exact pivots at ξ = {inst.xi}")
+        if pivots >= max_pivots:
+            raise ExactSimplexError(f"no optimal basis at ξ = {inst.xi} after {max_pivots} pivots")
+        viol = [_violation(inst.kinds[j], x[k]) for k, j in enumerate(basis)]
+        phase1 = any(viol)
+        if phase1:
+            cb = [Fraction(v) for v in viol]        # minimise Σ −x (below) + Σ x (above)
+            measure = (1, sum((v * x[k] for k, v in enumerate(viol) if v), Fraction(0)))
+        else:
+            cb = [inst.cost[j] for j in basis]
+            measure = (0, sum((c * v for c, v in zip(cb, x) if c and v), Fraction(0)))
+        if progress is not None and not measure < progress:
+            stalled += 1
+            bland = bland or stalled >= STALL
+        else:
+            stalled = 0
+        progress = measure
+        pi = _solve(B.T, cb, "the duals at ξ")
+        in_basis = set(basis)
+        d = _reduced_costs(inst, pi, None if phase1 else inst.cost, in_basis)
+        eligible = [j for j, v in d.items() if v < 0 or inst.kinds[j] == FREE]
+        if not eligible:
+            if phase1:
+                raise ExactSimplexError(f"P({inst.xi}) is infeasible in exact arithmetic (phase 1 "
+                                        "ends with a violated bound)")
+            return basis, x, pi, pivots
+        q = min(eligible) if bland else max(eligible, key=lambda j: (abs(d[j]), -j))
+        direction = 1 if d[q] < 0 else -1           # a free column may decrease
+        r_rows, _, r_data = inst.column_entries(q)
+        column = [Fraction(0)] * inst.m
+        for i, v in zip(r_rows.tolist(), r_data):
+            column[i] += v
+        alpha = _solve(B, column, "an entering column at ξ")
+        leaving, step = None, None
+        for k, j in enumerate(basis):
+            rate = -direction * alpha[k]            # d x_k / d t
+            if not rate:
+                continue
+            kind, v = inst.kinds[j], viol[k]
+            if rate > 0:
+                blocks = v < 0 or (kind == FIXED and v == 0)
+            else:
+                blocks = v > 0 or (kind != FREE and v == 0)
+            if not blocks:
+                continue
+            t = -x[k] / rate
+            if step is None or t < step or (t == step and j < basis[leaving]):
+                leaving, step = k, t
+        if leaving is None:
+            raise ExactSimplexError(f"P({inst.xi}) is unbounded in exact arithmetic"
+                                    if not phase1 else "phase 1 found no breakpoint")
+        for k in range(inst.m):
+            if alpha[k]:
+                x[k] -= step * direction * alpha[k]
+        x[leaving] = step * direction
+        basis[leaving] = q
+        B = _basis_matrix(inst, basis)
+        pivots += 1
+
+
+def exact_solution(inst: ExactInstance, lp, basis: list[int], x: list[Fraction],
+                   pi: list[Fraction], pivots: int, seconds: float) -> LPSolution:
+    """The exact optimum at ξ as an :class:`LPSolution` over ``lp`` (= P(ξ)): basis statuses for
+    the stability test, and the values and row duals (∂objective/∂b, the convention of
+    :mod:`lpgame.lp.solution`) as floats, for a partial answer."""
+    values = np.zeros(inst.n)
+    for k, j in enumerate(basis):
+        if j < inst.n:
+            values[j] = float(x[k])
+    cols, rows = basis_to_statuses(inst, basis)
+    sign = -1 if lp.sense == "max" else 1
+    objective = float(sign * sum((inst.cost[j] * x[k] for k, j in enumerate(basis)), Fraction(0)))
+    return LPSolution(lp=lp, backend="exact", status=f"optimal in exact arithmetic at ξ = {inst.xi}",
+                      objective=objective, col_values=values,
+                      row_duals=np.array([float(sign * p) for p in pi]),
+                      col_basis=cols, row_basis=rows, seconds=seconds,
+                      info={"exact_pivots": pivots, "xi": str(inst.xi)})
+
+
+__all__ = ["EXACT_SCHEDULE", "ExactInstance", "ExactSimplexError", "exact_instance",
+           "exact_simplex_at", "exact_solution", "infeasibilities", "statuses_to_basis",
+           "basis_to_statuses"]
