@@ -28,9 +28,9 @@ import numpy as np  # noqa: E402
 
 import lpgame  # noqa: E402
 from lpgame.compile import compile_game  # noqa: E402
+from lpgame.equilibria.refinements.basis_stability import NotStableError, certify_stable_basis  # noqa: E402
 from lpgame.equilibria.refinements.perturbed_lp import refinement_lp, sequence_depths  # noqa: E402
 from lpgame.lp import solve_lp  # noqa: E402
-from lpgame.equilibria.refinements.basis_stability import NotStableError, certify_stable_basis  # noqa: E402
 from lpgame.lp.solution import BASIS_BASIC  # noqa: E402
 
 GAMES = {"K23": ("kuhn_poker", {}), "G23": ("goofspiel", {"cards": 3}),

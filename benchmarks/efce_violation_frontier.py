@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.bench_efce_three_player import INSTANCES
     from lpgame.analysis.n_player_correlated_gaps import n_player_efce_gap
     from lpgame.equilibria.correlated.efce_balanced_mix import best_within_violation
+    from lpgame.equilibria.correlated.efce_master import CUT_TOLERANCE
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("row", choices=[name for name, *_ in INSTANCES])
@@ -53,27 +54,27 @@ def main(argv: list[str] | None = None) -> int:
     game = lpgame.games.make(catalog, **params)
 
     kept = {}
-    elastic_run = cg._elastic_run
+    elastic_run = cg.run_elastic_master
 
     def keep_model(model, *rest, **kw):
         kept["model"] = model
         return elastic_run(model, *rest, **kw)
 
-    cg._elastic_run = keep_model
+    cg.run_elastic_master = keep_model
     more = {k: v for k, v in (("max_tuples", args.max_tuples),
                               ("tuple_seconds", args.tuple_seconds)) if v is not None}
     t0 = time.perf_counter()
     r = cg.solve_efce_column_generation(game, objective=args.objective,
                                         time_limit=args.time_limit, target_gap=args.target_gap,
                                         **more)
-    cg._elastic_run = elastic_run
+    cg.run_elastic_master = elastic_run
     scale, upper = r.extra["payoff_range"], r.extra["upper_bound"]
     print(f"{name} {args.objective}: status {r.extra['status']} in {time.perf_counter() - t0:.0f}"
           f" s, {len(kept['model'].columns)} columns, {kept['model'].num_cuts} cuts; R = {scale:g}")
     print(f"answer: objective {r.objective:.6g}, measured gap/R {r.gap / scale:.3g}; "
           f"upper bound U = {upper:.6g}, (U - objective)/R = {(upper - r.objective) / scale:.3g}")
     model = kept["model"]
-    tol = cg.CUT_TOLERANCE * cg.DEFAULT_COLUMN_TOLERANCE * scale
+    tol = CUT_TOLERANCE * cg.DEFAULT_COLUMN_TOLERANCE * scale
     print(f"{'eps/R':>8} {'f(eps)':>10} {'(U-f)/R':>9} {'measured gap/R':>15} {'closed':>7} "
           f"{'s':>6}")
     for eps in (float(e) for e in args.epsilons.split(",")):

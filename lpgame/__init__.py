@@ -29,7 +29,6 @@ from lpgame.errors import (
     StrategyError,
     UnknownGameError,
 )
-
 from lpgame.moved_modules import install as _install_moved_modules
 
 __version__ = "0.2.0"

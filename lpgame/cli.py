@@ -13,6 +13,7 @@
     lpgame draw NAME [key=value ...] --out PATH [--exact] [--no-solve] [--heatmap]
     lpgame verify NAME STRATEGY [key=value ...] [--top K] [--rank-by loss|guarantee_gain]
     lpgame cfr NAME [key=value ...] [--algo cfr+] [--iterations N] [--plot PATH] [--json PATH|-]
+    lpgame convert NAME OUT.efg|OUT.nfg [key=value ...]   (lpgame.cli_interop; solve --format csv)
 
 NAME is a catalog name (``lpgame games``) or a game file (``.efg``, ``.nfg``). Tables go to standard
 output; ``--json -`` writes one JSON object to standard output instead (schemas in README.md) and
@@ -24,23 +25,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Sequence
 
 from lpgame.errors import LpgameError
+from lpgame.number_format import format_number, parse_decimals, rounding_tolerance
 
 
 class Progress:
-    """Stage messages with elapsed time on standard error."""
+    """Stage lines, with their start times, through :mod:`lpgame.progress`: on standard error when
+    it is a terminal and not ``--quiet`` (:func:`main` installs the reporter)."""
 
     def __init__(self, quiet: bool):
         self.quiet = quiet
-        self.start = time.perf_counter()
 
     def __call__(self, message: str) -> None:
-        if not self.quiet:
-            print(f"[{time.perf_counter() - self.start:7.2f}s] {message}", file=sys.stderr,
-                  flush=True)
+        from lpgame.progress import stage
+        stage(message)
 
 
 def _load(name: str, params: list[str], progress: Progress, keep_normal_form: bool = False):
@@ -58,6 +58,8 @@ def _load(name: str, params: list[str], progress: Progress, keep_normal_form: bo
 
 def _emit(obj: dict, json_path: str | None, text: str) -> None:
     from lpgame.io.json_io import write_json
+    from lpgame.progress import finish
+    finish()        # the live progress line goes before the results are printed
     if json_path is None:
         print(text)
     elif json_path == "-":
@@ -177,6 +179,8 @@ def cmd_solve(args) -> int:
 
     progress = Progress(args.quiet)
     options = {**_solver_options(args), **_concept_options(args)}
+    from lpgame.cli_interop import check_format, equilibrium_csv
+    check_format(args)      # --format csv: before any work
     if args.abstraction:
         from lpgame.abstraction.solve import check_abstraction_name
         from lpgame.games import load, parse_params
@@ -197,7 +201,10 @@ def cmd_solve(args) -> int:
     progress("done")
     if args.save_lp and getattr(result, "lp", None) is not None:
         _write_lp_file(result.lp, args.save_lp)
-    _emit(result.to_dict(), args.json, result.summary(player_names=names))
+    if args.format == "csv":
+        _emit(result.to_dict(), args.json, equilibrium_csv(result, game, args.decimals))
+        return 0
+    _emit(result.to_dict(), args.json, result.summary(player_names=names, decimals=args.decimals))
     return 0
 
 
@@ -239,16 +246,9 @@ def cmd_evaluate(args) -> int:
     strategies = load_strategies(args.strategy, game)
     progress("computing best responses")
     ev = lpgame.evaluate(game, strategies, exact=args.exact)
-    obj = ev.to_dict()
-    lines = [f"{game.name}: evaluation of {args.strategy}"]
-    for i, name in enumerate(game.player_names):
-        lines.append(f"  {name}: value {obj['values'][i]}, best response "
-                     f"{obj['best_response_value'][i]}, gain {obj['best_response_gain'][i]}")
-    lines.append(f"  nash_conv (sum of gains) = {obj['nash_conv']}")
-    lines.append(f"  exploitability (nash_conv / {game.num_players}, OpenSpiel's) = "
-                 f"{obj['exploitability']}")
-    lines.extend(f"  note: {n}" for n in getattr(ev, "notes", []) or [])
-    _emit(obj, args.json, "\n".join(lines))
+    text = ev.summary(f"{game.name}: evaluation of {args.strategy}", game.player_names,
+                      args.decimals, rounding_tolerance(game.payoff_range()))
+    _emit(ev.to_dict(), args.json, text)
     return 0
 
 
@@ -262,7 +262,8 @@ def cmd_verify(args) -> int:
     progress("best responses, the exact equilibrium value and the worst information sets")
     report = verify(game, strategies, top=args.top, exact=args.exact, rank_by=args.rank_by,
                     refinement=args.refinement)
-    _emit(report.to_dict(), args.json, report.summary())
+    _emit(report.to_dict(), args.json, report.summary(
+        decimals=args.decimals, tolerance=rounding_tolerance(game.payoff_range())))
     return 0
 
 
@@ -288,14 +289,18 @@ def cmd_cfr(args) -> int:
             progress(f"no LP value to compare with: {exc}")
     if args.plot:
         from lpgame.learning.plot import plot_learning_curve
-        plot_learning_curve(result, path=args.plot, equilibrium_value=equilibrium_value)
+        plot_learning_curve(result, path=args.plot, equilibrium_value=equilibrium_value,
+                            decimals=args.decimals)
         progress(f"plot written to {args.plot}")
     last = obj["curve"][-1] if obj.get("curve") else None
+    tolerance = rounding_tolerance(game.payoff_range())
     text = [f"{game.name}: {args.algo}, {obj['iterations']} iterations",
-            f"  nash_conv of the average strategy = {obj['nash_conv']:.6g}"
+            f"  nash_conv of the average strategy = "
+            f"{format_number(obj['nash_conv'], 6, args.decimals, tolerance)}"
             + (f" after {last[1]:.2f} s" if last else "")]
     if equilibrium_value is not None:
-        text.append(f"  LP value for player 1 = {equilibrium_value:.10g}")
+        text.append("  LP value for player 1 = "
+                    + format_number(equilibrium_value, 6, args.decimals, tolerance))
     _emit(obj, args.json, "\n".join(text))
     return 0
 
@@ -363,8 +368,23 @@ class _Parser(argparse.ArgumentParser):
     """argparse with lpgame's error convention: one ``lpgame: error:`` line, exit status 2."""
 
     def error(self, message: str):
-        sys.stderr.write(f"lpgame: error: {message} (see '{self.prog} --help')\n")
+        from lpgame.cli_interop import suggest_choice
+        sys.stderr.write(f"lpgame: error: {suggest_choice(message)} (see '{self.prog} --help')\n")
         raise SystemExit(2)
+
+    deferred: tuple = ()
+    """Functions that add arguments when this parser is first used (see :meth:`add_deferred`)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.add_deferred()
+        return super().parse_known_args(args, namespace)
+
+    def add_deferred(self) -> None:
+        """Add the arguments whose building was put off: the flags built from the concept registry
+        import every concept module, which ``lpgame --version`` and the other commands need not do."""
+        deferred, self.deferred = self.deferred, ()
+        for add in deferred:
+            add(self)
 
 
 def _positive_float(text: str) -> float:
@@ -385,6 +405,19 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
     return value
+
+
+def _decimals(text: str) -> int:
+    try:
+        return parse_decimals(text)
+    except LpgameError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_decimals(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--decimals", type=_decimals, default=None, metavar="N",
+                   help="print numbers with N digits after the point (default: 6 significant "
+                        "digits, no more than the certificate supports)")
 
 
 def _option_flags() -> dict:
@@ -414,7 +447,7 @@ def _add_concept_flags(p: argparse.ArgumentParser) -> None:
                    help="one of " + ", ".join(names) + " (default nash; 'lpgame concepts' "
                         "describes each)")
     for name, (flag, is_bool, helps) in sorted(_option_flags().items()):
-        text = "; ".join(helps)
+        text = "; ".join(helps).replace("%", "%%")   # argparse formats help with %: keep % literal
         if is_bool:     # --flag / --no-flag: options whose default is True can be turned off
             p.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None,
                            help=text)
@@ -422,7 +455,9 @@ def _add_concept_flags(p: argparse.ArgumentParser) -> None:
             p.add_argument(flag, dest=name, default=None, metavar=name.upper(), help=text)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(deferred: bool = False) -> argparse.ArgumentParser:
+    """The ``lpgame`` parser; with ``deferred`` (as :func:`main` builds it, to start fast) the flags
+    read from the concept registry are added when their subcommand is parsed, not now."""
     from lpgame import __version__
     parser = _Parser(prog="lpgame", description="Solve games exactly with LP.")
     parser.add_argument("--version", action="version", version=f"lpgame {__version__}")
@@ -434,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("params", nargs="*", help="game parameters key=value")
         p.add_argument("--json", metavar="PATH|-", help="write one JSON object (- for stdout)")
         p.add_argument("--quiet", action="store_true", help="no progress on standard error")
+        p.add_argument("--verbose", action="store_true", help="the solver's own log on standard error")
 
     common(sub.add_parser("games", help="list the game catalog"), params=False)
     common(sub.add_parser("concepts", help="list the solution concepts: games, options, sources"),
@@ -446,7 +482,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--abstraction", default=None, metavar="NAME",
                    help="gameshrink: shrink losslessly, solve, lift, certify in the original game")
-    _add_concept_flags(p)
+    p.deferred = (_add_concept_flags,)
+    if not deferred:
+        p.add_deferred()
     p.add_argument("--exact", action="store_true", help="exact rational answer, certified")
     p.add_argument("--backend", default="highs", choices=["highs", "pyomo", "cvxpy"])
     p.add_argument("--solver", default=None, choices=["choose", "simplex", "ipm", "pdlp", "clarabel"],
@@ -455,6 +493,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=_positive_float, default=None, help="solver time limit (s)")
     p.add_argument("--threads", type=_positive_int, default=None)
     p.add_argument("--save-lp", default=None, metavar="PATH", help="also write the LP (.lp/.mps)")
+    from lpgame.cli_interop import add_convert_parser, add_format_flag
+    add_format_flag(p)
+    _add_decimals(p)
     p = sub.add_parser("evaluate", help="value, best responses and NashConv of a strategy file")
     p.add_argument("name")
     p.add_argument("strategy", help="strategy JSON (a solve result or {'strategies': [...]})")
@@ -462,6 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exact", action="store_true")
     p.add_argument("--json", metavar="PATH|-")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--verbose", action="store_true", help="the solver's own log on standard error")
+    _add_decimals(p)
     p = sub.add_parser("verify", help="how far a strategy file is from equilibrium, and where")
     p.add_argument("name")
     p.add_argument("strategy", help="strategy file: JSON (result or strategies) or CSV")
@@ -478,6 +521,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "unreached information sets too")
     p.add_argument("--json", metavar="PATH|-")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--verbose", action="store_true", help="the solver's own log on standard error")
+    _add_decimals(p)
     p = sub.add_parser("cfr", help="run CFR or regret matching and record exploitability")
     common(p)
     p.add_argument("--algo", default="cfr+", help="rm, rm+, cfr, cs-cfr, cfr+, dcfr, pcfr+, "
@@ -487,6 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--plot", metavar="PATH", help="convergence plot against the LP value")
     p.add_argument("--no-lp", action="store_true", help="do not solve the LP for comparison")
+    _add_decimals(p)
     p = sub.add_parser("export", help="write the sequence-form LP as .lp and/or .mps")
     common(p)
     p.add_argument("--lp", metavar="PATH")
@@ -502,6 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--heatmap", action="store_true", help="also a strategy heat map per player")
     from lpgame.sweep.command import add_sweep_parser
     add_sweep_parser(sub)
+    add_convert_parser(sub)
     return parser
 
 
@@ -511,7 +558,14 @@ def cmd_sweep(args) -> int:
     return run_sweep_command(args)
 
 
-COMMANDS = {"sweep": cmd_sweep, "concepts": cmd_concepts, "games": cmd_games, "info": cmd_info,
+def cmd_convert(args) -> int:
+    """``lpgame convert``: a game written as a Gambit .efg/.nfg file (lpgame.cli_interop)."""
+    from lpgame.cli_interop import convert_command
+    return convert_command(args, Progress(args.quiet), _emit)
+
+
+COMMANDS = {"convert": cmd_convert, "sweep": cmd_sweep, "concepts": cmd_concepts,
+            "games": cmd_games, "info": cmd_info,
             "solve": cmd_solve,
             "evaluate": cmd_evaluate, "export": cmd_export, "draw": cmd_draw, "verify": cmd_verify,
             "cfr": cmd_cfr}
@@ -558,12 +612,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     Ctrl-C ends with one line and status 130."""
     import os
     try:
-        parser = build_parser()
+        parser = build_parser(deferred=True)
         args = parser.parse_args(argv)
         if args.command == "export" and not (args.lp or args.mps or args.latex):
             parser.error("export needs --lp PATH, --mps PATH and/or --latex PATH")
         _check_output_paths(args, *OUTPUT_PATHS)     # before any work, so none is lost
-        return COMMANDS[args.command](args)
+        from lpgame.progress import command_line_reporter, reporting
+        with reporting(command_line_reporter(getattr(args, "quiet", False),
+                                             getattr(args, "verbose", False))):
+            return COMMANDS[args.command](args)
     except SystemExit as exc:       # argparse: --help, --version (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except KeyboardInterrupt:

@@ -11,6 +11,16 @@ class LpgameError(Exception):
     """Base class of every error raised by lpgame."""
 
 
+def did_you_mean(word: str, candidates) -> str:
+    """``" (did you mean 'kuhn_poker'?)"`` for a misspelt ``word`` among ``candidates`` (at most
+    three close matches, by :func:`difflib.get_close_matches`), or ``""`` when none is close."""
+    import difflib
+    matches = difflib.get_close_matches(str(word), [str(c) for c in candidates], n=3, cutoff=0.6)
+    if not matches:
+        return ""
+    return f" (did you mean {' or '.join(repr(m) for m in matches)}?)"
+
+
 class InvalidGameError(LpgameError, ValueError):
     """The game is malformed: not a rooted tree, no perfect recall, bad probabilities or payoffs."""
 

@@ -54,7 +54,7 @@ import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lpgame.errors import ConceptMismatchError, OptionError
+from lpgame.errors import ConceptMismatchError, OptionError, did_you_mean
 
 #: The classes of games a concept can accept, from the narrowest.
 #: ``zero_sum``: two players, constant-sum payoffs; ``general_sum``: two players, any payoffs (so
@@ -102,7 +102,8 @@ class Option:
             return None
         where = f"option {self.name!r} of concept {concept!r}"
         if self.choices is not None and value not in self.choices:
-            raise OptionError(f"unknown {self.name} {show_value(value)} for concept {concept!r}; choose one "
+            raise OptionError(f"unknown {self.name} {show_value(value)} for concept {concept!r}"
+                              f"{did_you_mean(value, self.choices)}; choose one "
                               f"of {', '.join(map(str, self.choices))}")
         if self.type is bool:
             if isinstance(value, bool):
@@ -304,7 +305,8 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
     _load()
     named = entries(name)
     if not named:
-        raise OptionError(f"unknown concept {name!r}; choose one of {', '.join(concept_names())}")
+        raise OptionError(f"unknown concept {name!r}{did_you_mean(name, concept_names())}; choose "
+                          f"one of {', '.join(concept_names())}")
     given = {k for k, v in options.items() if v is not None and v is not False}
     fitting = [c for c in named if c.accepts(info)]
     if not fitting:
@@ -342,7 +344,8 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
             hint = (f"; it is an option of {', '.join(f'concept {o!r}' for o in others)}"
                     if others else "")
             known = sorted({o.name for c in fitting for o in c.options})
-            raise OptionError(f"unknown option {key!r} for concept {name!r}{hint}; its options: "
+            raise OptionError(f"unknown option {key!r} for concept {name!r}"
+                              f"{hint or did_you_mean(key, known)}; its options: "
                               f"{', '.join(known) or 'none'}")
     return best
 

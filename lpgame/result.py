@@ -41,6 +41,8 @@ from lpgame.io.json_io import (
     strategies_to_json,
     write_json,
 )
+from lpgame.number_format import ROUNDING, rounding_tolerance
+from lpgame.number_format import format_number as number_text
 
 
 @dataclass
@@ -183,6 +185,19 @@ class SolveResult:
     def headline(self) -> str:
         return f"{self.game}: {self.concept}"
 
+    def variant_text(self) -> str:
+        """The registry entry that ran, for the headline: `` [zero_sum]``, `` [refinement: qpe]``,
+        `` [zero_sum, double oracle]``; empty for a concept's only (default) entry."""
+        words = [] if self.variant == "default" else [self.variant]
+        refinement = self.extra.get("refinement")
+        if isinstance(refinement, dict) and refinement.get("name") and words:
+            words[0] += f": {refinement['name']}"
+        if isinstance(self.extra.get("double_oracle"), dict):
+            words.append("double oracle")
+        if isinstance(self.extra.get("abstraction"), dict):
+            words.append(f"abstraction {self.extra['abstraction'].get('method', '')}".rstrip())
+        return f" [{', '.join(words)}]" if words else ""
+
     def value_label(self) -> str | None:
         """What ``value`` is, for the report (None: no value line)."""
         return "value for player 1"
@@ -208,7 +223,8 @@ class Result(SolveResult):
         return cls(**cls._common(data), strategies=strategies_from_json(data),
                    unreached=data.get("unreached", []), extra=extra)
 
-    def body_lines(self, names: list[str], max_infosets: int | None = 200, **options) -> list[str]:
+    def body_lines(self, names: list[str], max_infosets: int | None = 200,
+                   decimals: int | None = None, **options) -> list[str]:
         lines = []
         for i, strat in enumerate(self.strategies):
             lines.append("")
@@ -221,7 +237,8 @@ class Result(SolveResult):
             width = max((len(k) for k in shown), default=10)
             mark_text = "   (" + self.extra.get("unreached_label", "unreached") + ")"
             for infoset in shown:
-                probs = "  ".join(f"{a}={format_number(p, 4)}" for a, p in strat[infoset].items())
+                probs = "  ".join(f"{a}={format_number(p, 4, decimals)}"
+                                  for a, p in strat[infoset].items())
                 mark = mark_text if infoset in unreached else ""
                 lines.append(f"  {infoset:<{width}}  {probs}{mark}")
             if len(shown) < len(strat):
@@ -247,40 +264,59 @@ def register_result_kind(cls: type) -> type:
 
 # ---------------------------------------------------------------------------------------- render
 def render(result: SolveResult, player_names: list[str] | None = None, digits: int = 6,
-           **options) -> str:
-    """The text report of any result: headline, values, the concept's own lines, certificate,
-    size, the solver that ran and timings."""
+           decimals: int | None = None, **options) -> str:
+    """The text report of any result: headline (with the registry entry that ran), values, the
+    concept's own lines, certificate, size, the solver that ran and timings. Numbers follow
+    :mod:`lpgame.number_format`: ``decimals`` digits after the point when given, and in floating
+    point, numbers below the certificate's rounding tolerance print as 0 with the tolerance."""
     n = len(result.values) or len(getattr(result, "strategies", []) or [])
     names = player_names or [f"player {i + 1}" for i in range(n)]
-    lines = [result.headline() + (" (exact rational arithmetic)" if result.exact else "")]
+    c = result.certificate
+    tolerance = None if c.exact else rounding_tolerance(c.extra.get("payoff_range"))
+
+    def number(value, places=digits):
+        return format_number(value, places, decimals, None if result.exact else tolerance)
+
+    lines = [result.headline() + result.variant_text()
+             + (" (exact rational arithmetic)" if result.exact else "")]
     label = result.value_label()
     if result.value is not None and label:
-        lines.append(f"{label}: {format_number(result.value, digits)}")
+        lines.append(f"{label}: {number(result.value)}")
     if len(result.values) > 1:
-        lines.append("values: " + ", ".join(f"{name} {format_number(v, digits)}"
+        lines.append("values: " + ", ".join(f"{name} {number(v)}"
                                             for name, v in zip(names, result.values)))
-    lines.extend(result.body_lines(names, **options))
-    c = result.certificate
+    lines.extend(result.body_lines(names, decimals=decimals, **options))
     lines.append("")
     lines.append(f"certificate ({'exact' if c.exact else 'floating point'}, independent of the "
                  f"formulation: {c.deviations}):")
-    lines.append(f"  largest deviation gain = {format_number(c.gain, 3)}")
+    lines.append(f"  largest deviation gain = {number(c.gain, 3)}")
     if c.nash_conv is not None and c.best_response_gain:
-        lines.append(f"  nash_conv (sum of best-response gains) = {format_number(c.nash_conv, 3)}")
+        lines.append(f"  nash_conv (sum of best-response gains) = {number(c.nash_conv, 3)}")
         lines.append(f"  exploitability (nash_conv / {len(c.best_response_gain)}, OpenSpiel's) = "
-                     f"{format_number(c.exploitability, 3)}")
-    for key, value in c.extra.items():
-        lines.append(f"  {key} = {_text(value)}")
-    s = result.size
-    if s:
-        what = "MILP" if s.get("integers") else "LP"
-        lines.append(f"{what}: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros"
-                     + (f", {s['integers']} integer variables" if s.get("integers") else ""))
+                     f"{number(c.exploitability, 3)}")
+    for key, value in c.extra.items():     # relative_* figures are already divided by the range
+        scale = None if c.exact else ROUNDING if key.startswith("relative") else tolerance
+        lines.append(f"  {key} = {_text(value, decimals, scale)}")
+    lines.extend(_size_lines(result))
     lines.append("solver: " + solver_text(result.solver, result.backend) + "; "
                  f"{result.seconds.get('total', 0):.3f} s total, "
                  f"{result.seconds.get('solve', 0):.3f} s solving")
     lines.extend(_extra_lines(result))
     return "\n".join(lines)
+
+
+def _size_lines(result: SolveResult) -> list[str]:
+    """The size of what was solved: one LP or MILP, or a count of LPs (Stackelberg's multiple
+    LPs); nothing where the concept recorded no size."""
+    s = result.size or {}
+    if s.get("rows") is not None:
+        what = "MILP" if s.get("integers") else "LP"
+        return [f"{what}: {s.get('rows')} rows, {s.get('cols')} columns, {s.get('nnz')} nonzeros"
+                + (f", {s['integers']} integer variables" if s.get("integers") else "")]
+    if s.get("lps") is not None:
+        method = (result.solver or {}).get("method")
+        return [f"LPs: {s['lps']} solved" + (f" (method {method})" if method else "")]
+    return []
 
 
 def solver_text(solver: dict, backend: str) -> str:
@@ -316,35 +352,19 @@ def _extra_lines(result: SolveResult) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------- numbers
-LONG_FRACTION = 12
-"""Fractions whose text is longer than this get ``≈ decimal`` beside them in tables."""
+def format_number(value, digits: int = 6, decimals: int | None = None,
+                  tolerance: float | None = None) -> str:
+    """A number for a table, by lpgame's one number policy (:mod:`lpgame.number_format`)."""
+    return number_text(value, digits, decimals, tolerance)
 
 
-def format_number(value, digits: int = 6) -> str:
-    """A number for a table: floats to ``digits`` significant digits; a Fraction exactly, with
-    ``≈ decimal`` beside it when its text is long (exact Leduc has 30-digit fractions)."""
-    if isinstance(value, Fraction):
-        text = str(value)
-        if len(text) > LONG_FRACTION:
-            text += f" ≈ {float(value):.{max(digits, 4)}g}"
-        return text
-    if value is None:
-        return "-"
+def _text(value, decimals: int | None = None, tolerance: float | None = None) -> str:
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(format_number(v, digits) for v in value) + "]"
-    try:
-        return f"{float(value):.{digits}g}"
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def _text(value) -> str:
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_text(v) for v in value)
+        return ", ".join(_text(v, decimals, tolerance) for v in value)
     if isinstance(value, dict):
-        return "; ".join(f"{k} {_text(v)}" for k, v in value.items())
+        return "; ".join(f"{k} {_text(v, decimals, tolerance)}" for k, v in value.items())
     if isinstance(value, (Fraction, float, int)) and not isinstance(value, bool):
-        return format_number(value, 6)
+        return format_number(value, 6, decimals, tolerance)
     return str(value)
 
 

@@ -27,21 +27,15 @@ from hypothesis import strategies as st
 
 import lpgame
 from lpgame.compile import compile_game
-from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
+from lpgame.equilibria.refinements.basis_stability import NotStableError, certify_stable_basis
+from lpgame.equilibria.refinements.exact_sparse_factor import ExactFactor, SparseQ, to_fractions
+from lpgame.equilibria.refinements.laurent_series import LaurentSolver, laurent_solve
+from lpgame.equilibria.refinements.limit import TremblingLP, solve_limit
 from lpgame.equilibria.refinements.perturbed_lp import efpe_lp, sequence_depths
+from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
 from lpgame.lp import solve_lp
-from lpgame.equilibria.refinements.basis_stability import (
-    ExactFactor,
-    LaurentSolver,
-    NotStableError,
-    SparseQ,
-    certify_stable_basis,
-    laurent_solve,
-    to_fractions,
-)
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC
-from lpgame.equilibria.refinements.limit import TremblingLP, solve_limit
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

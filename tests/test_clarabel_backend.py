@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lpgame
-from lpgame.equilibria.zero_sum.security import compressed_security_lp, security_lp
 from lpgame.equilibria.zero_sum.nash import solve_zero_sum
+from lpgame.equilibria.zero_sum.security import compressed_security_lp, security_lp
 from lpgame.errors import ExactCheckError, SolverError, SolverTimeLimitError
 from lpgame.lp import LinearProgram, solve_lp
 

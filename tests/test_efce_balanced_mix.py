@@ -19,7 +19,8 @@ import lpgame
 from lpgame.analysis.n_player_correlated_gaps import n_player_efce_gap
 from lpgame.compile import compile_game
 from lpgame.equilibria.correlated.efce_balanced_mix import balanced_mix, best_within_violation
-from lpgame.equilibria.correlated.efce_n_player import Model, solve_efce_column_generation
+from lpgame.equilibria.correlated.efce_n_player import solve_efce_column_generation
+from lpgame.equilibria.correlated.efce_pricing import Model
 from tests.test_efce_n_player import ELASTIC_CASES, SETTINGS, brute_force
 
 
@@ -128,7 +129,7 @@ def test_the_balanced_mix_ends_a_kuhn_run_and_its_mu_is_the_answer(monkeypatch):
     target, and the answer is that μ (the event's objective and independently measured gap).
     With BALANCE off no balanced mix is tried. Both answers are within the target of the exact
     run's certified optimum."""
-    import lpgame.equilibria.correlated.efce_n_player as module
+    import lpgame.equilibria.correlated.efce_elastic_run as module
 
     game = lpgame.games.make("kuhn_poker", players=3)
     exact = solve_efce_column_generation(game, objective="player1")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import lpgame
-import lpgame.analysis.correlated_gaps as cg
+import lpgame.analysis.correlation_plan_gaps as cg
 import lpgame.equilibria.correlated.scaled_extension as se
 from lpgame.equilibria.correlated.correlation_decomposition import correlation_chain
 from lpgame.equilibria.correlated.efce import CorrelationPlanSpace, solve_correlation_plan

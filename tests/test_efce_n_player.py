@@ -190,7 +190,7 @@ def test_cut_duals_map_to_dual_feasible_compact_duals(game, seed):
     (v-form) LP, must satisfy every v-column's dual constraint exactly (written here from the
     formulation: for trigger t at j and j' ⪰ j, Σ_{a'} y_dev[t, j'a'] equals y_obey[t] when
     j' = j and y_dev[t, parent sequence of j'] otherwise) and have the sign of ≥ rows."""
-    from lpgame.equilibria.correlated.efce_n_player import Model
+    from lpgame.equilibria.correlated.efce_pricing import Model
 
     sf = compile_game(game)
     rng = np.random.default_rng(seed)
@@ -410,15 +410,16 @@ def test_elastic_runs_that_drop_columns_at_every_master_keep_the_guarantees(game
     """Column dropping made as aggressive as possible (every master, after one idle master, any
     negative reduced cost): the bounds still bound the brute-force optimum and the answer still
     meets the target (dropped columns come back through pricing)."""
+    import lpgame.equilibria.correlated.efce_elastic_run as elastic
     import lpgame.equilibria.correlated.efce_n_player as cg
 
     sf = compile_game(game)
     w = np.ones(3) if objective == "welfare" else np.array([1.0, 0.0, 0.0])
     optimum, _, _ = brute_force(sf, w)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cg, "ELASTIC_DROP_AFTER", 1)
-        mp.setattr(cg, "DROP_EVERY", 1)
-        mp.setattr(cg, "DROP_REDUCED_COST", 0.0)
+        mp.setattr(elastic, "ELASTIC_DROP_AFTER", 1)
+        mp.setattr(elastic, "DROP_EVERY", 1)
+        mp.setattr(elastic, "DROP_REDUCED_COST", 0.0)
         r = cg.solve_efce_column_generation(game, objective=objective, target_gap=0.001)
     scale = r.extra["payoff_range"]
     bounds = [h["bound"] for h in r.extra["history"] if h.get("bound") is not None]
@@ -601,7 +602,7 @@ def test_the_relaxation_gets_tuple_seconds_within_the_time_limit(monkeypatch, ti
     """The relaxation's LP gets ``tuple_seconds`` when given, never more than the run's time
     limit, and by default a quarter of the limit (120 s without one): the limit it is called
     with is recorded here in place of the LP."""
-    import lpgame.equilibria.correlated.efce_n_player as module
+    import lpgame.equilibria.correlated.efce_bounds as module
 
     seen = []
 
@@ -673,7 +674,7 @@ def test_the_relaxation_duals_price_joint_plans_and_bound_the_optimum(game, obje
     Lagrangian bound that lies between the brute-force optimal EFCE value and the relaxation's U.
     The bound is computed here by enumerating every joint plan, with each trigger's deviation
     read off the duals as a mixed continuation, and equals what the pricing MILP finds."""
-    from lpgame.equilibria.correlated.efce_n_player import Model
+    from lpgame.equilibria.correlated.efce_pricing import Model
     from lpgame.equilibria.correlated.efce_tuple_relaxation import tuple_relaxation_bound
 
     sf = compile_game(game)
@@ -736,7 +737,7 @@ def test_the_master_matrix_is_read_in_either_highs_format(rowwise):
     highs_matrix reads the format and gives the same matrix either way."""
     import highspy
 
-    from lpgame.equilibria.correlated.efce_n_player import highs_matrix
+    from lpgame.equilibria.correlated.efce_master import highs_matrix
 
     dense = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])
     stored = (sp.csr_array(dense) if rowwise else sp.csc_array(dense))

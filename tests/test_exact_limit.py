@@ -21,9 +21,6 @@ from random_games import imperfect_information_games
 
 import lpgame
 from lpgame.compile import compile_game
-from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
-from lpgame.equilibria.refinements.perturbed_lp import refinement_lp
-from lpgame.errors import LpgameError
 from lpgame.equilibria.refinements.exact_limit import (
     FIXED,
     FREE,
@@ -32,6 +29,9 @@ from lpgame.equilibria.refinements.exact_limit import (
     exact_solution,
 )
 from lpgame.equilibria.refinements.limit import EXACT_HOW, certify_stable_basis, solve_limit
+from lpgame.equilibria.refinements.perturbed_lp import refinement_lp
+from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
+from lpgame.errors import LpgameError
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -4,8 +4,10 @@ module imports another module's private name, and no module grows past what a re
 
 Layers, from the bottom:
 
-0. errors, limits, rational, registry (data only), io.json_io, moved_modules (old import paths)
-1. game models: game/, io/ readers of game files (gambit, openspiel, files), the ordered-signal
+0. errors, limits, rational, registry (data only), io.json_io, moved_modules (old import paths),
+   number_format (how every command prints numbers)
+1. game models: game/, io/ readers of game files (gambit with its gambit_* readers and writer,
+   openspiel, files; gambit_tokens, the lexical layer, needs only layer 0), the ordered-signal
    models of abstraction/ (signal_rules, ordered_game, compile, views, signal_tree), the catalog
    games/
 2. sequence_form, compile
@@ -16,7 +18,7 @@ Layers, from the bottom:
    abstraction/ (gameshrink, lifting, solve), learning/
 6. api, draw
 7. sweep
-8. cli, __main__
+8. cli (with cli_interop: convert, --format csv, "did you mean"), __main__
 
 Every import statement counts, including those inside functions. The package's own
 ``lpgame/__init__.py`` (the public face, which re-exports the api) counts as the api's layer.
@@ -41,8 +43,9 @@ ROOT = Path(lpgame.__file__).parent
 LAYERS: list[tuple[str, ...]] = [
     ("lpgame.errors", "lpgame.limits", "lpgame.rational", "lpgame.exact_probabilities",
      "lpgame.registry", "lpgame.io", "lpgame.io.json_io", "lpgame.lazy", "lpgame.io.safe_files",
-     "lpgame.moved_modules"),
-    ("lpgame.game", "lpgame.io.gambit", "lpgame.io.openspiel", "lpgame.io.files",
+     "lpgame.moved_modules", "lpgame.number_format"),
+    ("lpgame.game", "lpgame.io.gambit", "lpgame.io.gambit_efg_reader", "lpgame.io.gambit_nfg_reader",
+     "lpgame.io.gambit_writer", "lpgame.io.openspiel", "lpgame.io.files",
      "lpgame.abstraction.signal_rules", "lpgame.abstraction.ordered_game", "lpgame.abstraction.compile",
      "lpgame.abstraction.views", "lpgame.abstraction.signal_tree", "lpgame.games"),
     ("lpgame.sequence_form", "lpgame.compile"),
@@ -51,7 +54,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("lpgame.equilibria", "lpgame.abstraction", "lpgame.learning"),
     ("lpgame.api", "lpgame.draw"),
     ("lpgame.sweep",),
-    ("lpgame.cli", "lpgame.__main__"),
+    ("lpgame.cli", "lpgame.cli_interop", "lpgame.__main__"),
 ]
 
 
@@ -221,7 +224,7 @@ def _closed_path(graph: dict[str, set[str]], component: set[str]) -> list[str]:
                 path = [node]
                 while parents[path[-1]] is not None:
                     path.append(parents[path[-1]])
-                return [start, *reversed(path[:-1]), node, start] if node != start else [start, start]
+                return [*reversed(path), start]
             if child not in parents:
                 parents[child] = node
                 queue.append(child)

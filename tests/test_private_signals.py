@@ -125,8 +125,8 @@ def test_many_signals_go_to_the_interior_point_method_and_stay_certified():
     them). With payoffs stated per deal the LP's values were O(N²) and HiGHS's IPM declared
     OCP(5000) dual infeasible; the LP is now scaled by 1/N. The answer is checked by the
     independent best-response computation, and against simplex."""
-    from lpgame.equilibria.zero_sum.security import IPM_SIGNALS_THRESHOLD
     from lpgame.equilibria.zero_sum.nash import solve_zero_sum
+    from lpgame.equilibria.zero_sum.security import IPM_SIGNALS_THRESHOLD
 
     game = lpgame.games.make("one_card_poker", N=IPM_SIGNALS_THRESHOLD)
     info = solve_zero_sum(lpgame.compile_game(game)).lp_solution.info

@@ -85,8 +85,8 @@ def test_quasi_perfect_check_rejects_folding_the_king():
 
 def _witness_series(result, sf, player):
     """Player's perturbed QPE plan y(ε) rebuilt from the LP's stable basis (the witness)."""
-    from lpgame.equilibria.refinements.perturbed_lp import qpe_lp
     from lpgame.equilibria.refinements.limit import solve_limit
+    from lpgame.equilibria.refinements.perturbed_lp import qpe_lp
     rl = qpe_lp(sf)
     limit = solve_limit(rl.tlp)
     return limit.basis.series(rl.tlp.base, "best_response", "duals") if player == 1 else None

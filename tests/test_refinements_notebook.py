@@ -14,8 +14,11 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-import nbclient
-import nbformat
+import pytest
+
+nbformat = pytest.importorskip("nbformat")  # the notebooks extra
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"

@@ -21,11 +21,11 @@ from random_team_games import SimultaneousGame, matrix_game_value, team_games
 import lpgame.games
 from lpgame.analysis.team_gaps import opponent_best_response
 from lpgame.compile import as_game, compile_game
+from lpgame.equilibria.teams.team_belief_dag import build_team_belief_dag, team_tree_game
 from lpgame.equilibria.teams.tmecor import solve_tmecor
 from lpgame.errors import InvalidGameError, ModelTooLargeError, OptionError
 from lpgame.game import GameBuilder
 from lpgame.game.rules import expand
-from lpgame.equilibria.teams.team_belief_dag import build_team_belief_dag, team_tree_game
 
 TOL = 1e-7
 SETTINGS = settings(max_examples=30, deadline=None,

@@ -39,16 +39,20 @@ Example (Kuhn poker in signal form; its value is −1/18):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
-from math import prod
 
 import numpy as np
 
-from lpgame.errors import InvalidGameError
-from lpgame.limits import check_prediction
 from lpgame.abstraction.compile import compile_ordered_game
-from lpgame.abstraction.signal_rules import LOSE, TIE, WIN, BettingRound, OrderedSignalRules, PublicNode, PublicTree  # noqa: F401
+from lpgame.abstraction.signal_rules import (  # noqa: F401
+    LOSE,
+    TIE,
+    WIN,
+    BettingRound,
+    OrderedSignalRules,
+    PublicNode,
+    PublicTree,
+)
+from lpgame.errors import InvalidGameError
 
 
 class OrderedSignalGame(OrderedSignalRules):

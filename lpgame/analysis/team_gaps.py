@@ -48,7 +48,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.errors import OptionError, SolverError
@@ -209,6 +208,7 @@ def _by_enumeration(sf: SequenceForm, team: tuple[int, ...], weight: np.ndarray,
 
 def _by_milp(sf: SequenceForm, team: tuple[int, ...], weight: np.ndarray,
              time_limit: float | None) -> TeamResponse:
+    from scipy.optimize import Bounds, LinearConstraint, milp
     seqs = sf.terminal_sequences
     leaves = np.flatnonzero(weight != 0)
     w = weight[leaves]
@@ -291,6 +291,7 @@ def _ancestor_sequences(sf: SequenceForm, player: int) -> np.ndarray:
 
 def _by_pair_milp(sf: SequenceForm, team: tuple[int, ...], weight: np.ndarray,
                   time_limit: float | None) -> TeamResponse:
+    from scipy.optimize import Bounds, LinearConstraint, milp
     a, b = team
     seqs = sf.terminal_sequences
     n1, n2 = sf.num_sequences(a), sf.num_sequences(b)

@@ -60,6 +60,7 @@ from lpgame.analysis.best_response import best_response, sequence_payoffs
 from lpgame.analysis.exploitability import evaluate_plans
 from lpgame.errors import LpgameError, StrategyError
 from lpgame.exact_probabilities import ExactConversion
+from lpgame.number_format import format_number
 from lpgame.sequence_form import SequenceForm
 
 CONVENTIONS = {
@@ -141,16 +142,19 @@ class VerificationReport:
             {"refinement": self.refinement, "off_reference": self.off_reference}
             if self.refinement else {})
 
-    def summary(self, digits: int = 4) -> str:
-        """Readable report (what ``lpgame verify`` prints)."""
-        def f(v):
-            return "-" if v is None else f"{float(v):.{digits}g}"
+    def summary(self, digits: int = 6, decimals: int | None = None,
+                tolerance: float | None = None) -> str:
+        """Readable report (what ``lpgame verify`` prints): numbers by
+        :mod:`lpgame.number_format` (``decimals`` after the point when given; floats below
+        ``tolerance`` as 0; long fractions with ``≈ decimal``)."""
+        def f(v, places=digits, show_tolerance=True):
+            return format_number(v, places, decimals, tolerance, show_tolerance)
 
         n = len(self.values)
         lines = [f"{self.game}: verification of a strategy profile",
                  f"value for player 1: {f(self.value)}"]
         if self.equilibrium_value is not None:
-            lines.append(f"equilibrium value (exact LP): {self.equilibrium_value}"
+            lines.append(f"equilibrium value (exact LP): {f(self.equilibrium_value, 6)}"
                          f"   gap: {f(self.value_gap)}")
         for i in range(n):
             line = (f"player {i + 1}: best-response value {f(self.best_response_value[i])}, "
@@ -168,20 +172,21 @@ class VerificationReport:
                          "exploiter; guarantee gain = worst-case value won by fixing the set "
                          "alone):")
             for w in self.worst_infosets:
-                probs = ", ".join(f"{a}={p:.3g}" for a, p in w.strategy.items())
-                gain = "" if w.guarantee_gain is None else f", guarantee gain {w.guarantee_gain:.4g}"
-                lines.append(f"  player {w.player + 1}  {w.infoset!r:<16} loss {w.loss:.4g}{gain}"
-                             f"  (reach {w.reach:.3g}; plays {probs}; best vs exploiter "
+                probs = ", ".join(f"{a}={f(p, 3, False)}" for a, p in w.strategy.items())
+                gain = "" if w.guarantee_gain is None else f", guarantee gain {f(w.guarantee_gain, 4)}"
+                lines.append(f"  player {w.player + 1}  {w.infoset!r:<16} loss {f(w.loss, 4)}{gain}"
+                             f"  (reach {f(w.reach, 3, False)}; plays {probs}; best vs exploiter "
                              f"{w.best_action})")
         if self.refinement:
             lines.append(f"information sets whose play differs most from the {self.refinement.upper()} "
                          "(rational play everywhere, unreached sets included):")
             for d in self.off_reference:
                 mark = " (unreached by the reference)" if d["unreached_by_reference"] else ""
-                plays = ", ".join(f"{a}={p:.3g}" for a, p in d["plays"].items())
-                refined = ", ".join(f"{a}={float(p):.3g}" for a, p in d["reference"].items())
+                plays = ", ".join(f"{a}={f(p, 3, False)}" for a, p in d["plays"].items())
+                refined = ", ".join(f"{a}={f(float(p), 3, False)}"
+                                    for a, p in d["reference"].items())
                 lines.append(f"  player {d['player'] + 1}  {d['infoset']!r:<16} differs by "
-                             f"{d['difference']:.3g}{mark}: plays {plays}; refined {refined}")
+                             f"{f(d['difference'], 3)}{mark}: plays {plays}; refined {refined}")
         lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
 
@@ -284,8 +289,8 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
         Compute Δ for the listed information sets (one small LP each).
     refinement:
         ``"qpe"``, ``"efpe"`` or ``"os-qpe"``: also compare the profile, information set by
-        information set, with that refined equilibrium (:mod:`lpgame.equilibria.refinements.refined_equilibrium`),
-        whose play is rational where equilibrium play never goes; ``off_reference`` lists the
+        information set, with that refined equilibrium
+        (:mod:`lpgame.equilibria.refinements.refined_equilibrium`), whose play is rational where equilibrium play never goes; ``off_reference`` lists the
         ``top`` sets that differ most (largest total-variation distance of the action
         distributions).
     solve_options:

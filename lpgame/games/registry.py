@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from lpgame.errors import OptionError, UnknownGameError
+from lpgame.errors import OptionError, UnknownGameError, did_you_mean
 from lpgame.limits import check_prediction
 
 _REGISTRY: dict[str, GameEntry] = {}
@@ -233,12 +233,15 @@ def checked_params(name: str, params: dict) -> tuple[GameEntry, dict]:
     entry = _REGISTRY.get(name)
     if entry is None:
         raise UnknownGameError(
-            f"unknown game {name!r}; known games: {', '.join(sorted(_REGISTRY))}")
+            f"unknown game {name!r}{did_you_mean(name, _REGISTRY)}; known games: "
+            f"{', '.join(sorted(_REGISTRY))}; a game file (.efg, .nfg), - (standard input) or "
+            "openspiel:NAME(params) also names a game")
     declared = entry.params()
     unknown = [k for k in params if k not in declared]
     if unknown:
         raise UnknownGameError(
-            f"game {name} has no parameter {', '.join(map(str, unknown))}; its parameters are "
+            f"game {name} has no parameter {', '.join(map(str, unknown))}"
+            f"{did_you_mean(unknown[0], declared) if len(unknown) == 1 else ''}; its parameters are "
             + (", ".join(f"{k}={_plain(p.default)}" for k, p in declared.items()) or "none"))
     return entry, {k: convert_param(name, declared[k], v) for k, v in params.items()}
 
@@ -274,7 +277,7 @@ def parse_params(pairs: list[str], name: str | None = None) -> dict[str, object]
             raise OptionError(f"game parameter {pair} is not of the form key=value (e.g. N=12)")
         key, value = pair.split("=", 1)
         raw[key] = value
-    if name is not None and not Path(name).suffix:
+    if name is not None and not Path(name).suffix and name != "-" and not name.startswith("openspiel:"):
         return checked_params(name, raw)[1]
     return {key: _generic_value(value) for key, value in raw.items()}
 
@@ -293,23 +296,21 @@ def _generic_value(value: str):
 
 
 def load(spec: str, **params):
-    """A catalog name, or a path to a game file (``.efg``, ``.nfg``)."""
-    path = Path(spec)
-    if path.suffix.lower() in (".efg", ".nfg") or (path.exists() and path.is_file()):
-        if params:
-            raise OptionError(f"{spec} is a game file; game parameters "
-                              f"({', '.join(params)}) apply to catalog games only")
-        from lpgame.io.files import read_game_file
-        return read_game_file(path)
+    """A catalog name, a path to a game file (``.efg``, ``.nfg``; a bundled model by its file
+    name), ``-`` (a game file on standard input) or ``openspiel:NAME(params)``
+    (:func:`lpgame.io.files.read_game_spec`)."""
+    from lpgame.io.files import names_a_game_file, read_game_spec
+    if names_a_game_file(spec):
+        return read_game_spec(spec, params)
     return make(spec, **params)
 
 
 def _load_all() -> None:
-    """Import every module of :mod:`lpgame.games`; importing a module registers its games."""
+    """Import every module of :mod:`lpgame.games` (the folder this module lies in, walked without
+    importing the package, which imports this module); importing a module registers its games."""
     import importlib
     import pkgutil
 
-    import lpgame.games as package
-    for module in pkgutil.iter_modules(package.__path__):
+    for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if module.name not in ("registry", "size_prediction") and not module.name.startswith("_"):
             importlib.import_module(f"lpgame.games.{module.name}")

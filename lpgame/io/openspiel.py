@@ -30,7 +30,7 @@ from fractions import Fraction
 
 import networkx as nx
 
-from lpgame.errors import InvalidGameError, StrategyError
+from lpgame.errors import InvalidGameError, OptionError, StrategyError, did_you_mean
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
 from lpgame.limits import BYTES_PER_TREE_NODE, check_prediction, tree_node_limit
 
@@ -153,8 +153,36 @@ def _load(openspiel_game):
         with _quiet_stderr():     # OpenSpiel's C++ also prints its error, with every game's name
             return pyspiel.load_game(openspiel_game)
     except pyspiel.SpielError as exc:
+        short_name = openspiel_game.split("(", 1)[0].strip()
+        hint = (did_you_mean(short_name, pyspiel.registered_names())
+                if str(exc).startswith("Unknown game") else "")
         raise InvalidGameError(f"OpenSpiel cannot load game {openspiel_game!r}: "
-                               f"{_spiel_message(exc)}") from None
+                               f"{_spiel_message(exc)}{hint}") from None
+
+
+def game_from_openspiel_spec(spec: str, params: dict | None = None,
+                             memory_limit: int | None = None) -> Game:
+    """lpgame :class:`~lpgame.game.Game` of the OpenSpiel game named by ``spec``, the text after
+    ``openspiel:`` in a game name: ``leduc_poker`` or ``kuhn_poker(players=3)`` (OpenSpiel's own
+    syntax, as ``pyspiel.load_game`` takes it). ``params`` (key=value game parameters, e.g. from
+    the command line) are added as OpenSpiel parameters; give them one way or the other."""
+    spec = spec.strip()
+    if params:
+        if "(" in spec:
+            raise OptionError(f"openspiel:{spec}: give the OpenSpiel game's parameters either in "
+                              f"parentheses or as key=value ({', '.join(params)}), not both")
+        if not spec:
+            raise InvalidGameError("OpenSpiel game name is empty; give a name such as "
+                                   "'openspiel:kuhn_poker'")
+        spec = f"{spec}({','.join(f'{k}={_param_text(v)}' for k, v in params.items())})"
+    return game_from_openspiel(spec, memory_limit)
+
+
+def _param_text(value) -> str:
+    """A parameter value in OpenSpiel's ``name(key=value)`` syntax (booleans in lower case)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 @contextlib.contextmanager
@@ -198,6 +226,14 @@ def strategies_from_openspiel_policy(game: Game, openspiel_game, policy) -> list
             raise StrategyError(f"OpenSpiel policy has no entry for information sets "
                                   f"{', '.join(map(str, missing[:5]))}")
     return strategies
+
+
+def tabular_policy(openspiel_game):
+    """OpenSpiel's ``TabularPolicy`` (uniform over the legal actions) of an OpenSpiel game, given
+    as an object or a name for ``pyspiel.load_game``."""
+    _pyspiel()
+    from open_spiel.python import policy as policy_lib
+    return policy_lib.TabularPolicy(_load(openspiel_game))
 
 
 def strategies_to_openspiel_policy(game: Game, openspiel_game, strategies: list[dict]):

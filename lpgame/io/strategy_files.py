@@ -18,6 +18,11 @@ Formats:
   of OpenSpiel's ``kuhn_poker``). Actions are matched by position: the k-th legal OpenSpiel action
   is the k-th action of the lpgame information set, unless ``action_mapping(label, action_id)``
   says otherwise.
+* **OpenSpiel policy JSON** (needs OpenSpiel): the JSON of ``TabularPolicy.to_dict()``, i.e.
+  ``{information state string: [[action id, probability], ...]}``
+  (``json.dump(policy.to_dict(), file)``), either bare, for a game named ``openspiel:NAME``, or
+  wrapped as ``{"openspiel_game": "kuhn_poker", "policy": {...}}`` to name the OpenSpiel game (then
+  it also fits lpgame's own ``kuhn_poker``, as a TabularPolicy does). Actions not listed get 0.
 
 Matching rules (every format): an information set the game does not have, or one that two players
 share when no player is given, is *unmatched*; an information set of the game without any row is
@@ -83,6 +88,8 @@ def load_strategies(source, game, format: str | None = None,
     game = as_game(game)
     if _is_tabular_policy(source):
         rows = rows_from_tabular_policy(source, game, mapping, action_mapping)
+    elif is_openspiel_policy_data(source):
+        rows = rows_from_openspiel_policy_data(source, game, "JSON data", mapping)
     elif isinstance(source, (dict, list)):
         rows = rows_from_json_data(source, "JSON data")
     else:
@@ -92,8 +99,12 @@ def load_strategies(source, game, format: str | None = None,
             raise StrategyError(f"{path}: no such strategy file")
         if path.is_dir():
             raise StrategyError(f"{path}: is a folder, not a strategy file")
-        if kind == "json":
-            rows = rows_from_json_data(_read_json(path), str(path))
+        if kind in ("json", "openspiel"):
+            data = _read_json(path)
+            if kind == "openspiel" or is_openspiel_policy_data(data):
+                rows = rows_from_openspiel_policy_data(data, game, str(path), mapping)
+            else:
+                rows = rows_from_json_data(data, str(path))
         elif kind == "csv":
             rows = rows_from_csv(path)
         else:
@@ -281,8 +292,59 @@ def _default_mapping(policy, game) -> Callable[[str], str | None]:
     return lambda key: key
 
 
-def rows_from_tabular_policy(policy, game, mapping=None, action_mapping=None) -> list[StrategyRow]:
-    """Rows of an OpenSpiel ``TabularPolicy`` (module docstring)."""
+def is_openspiel_policy_data(data) -> bool:
+    """Whether parsed JSON is an OpenSpiel policy (module docstring): the wrapper, or a non-empty
+    object whose every value is a list of ``[action id, probability]`` pairs."""
+    if isinstance(data, dict) and "openspiel_game" in data and "policy" in data:
+        return True
+    return (isinstance(data, dict) and bool(data) and "strategies" not in data
+            and all(isinstance(v, list) and all(isinstance(pair, list) and len(pair) == 2
+                                                 for pair in v) for v in data.values()))
+
+
+def rows_from_openspiel_policy_data(data, game, where: str, mapping=None) -> list[StrategyRow]:
+    """Rows of an OpenSpiel policy JSON (module docstring), read through OpenSpiel's own
+    ``TabularPolicy`` of the game so that action ids map to lpgame's actions as for a policy
+    object; an information state OpenSpiel's game does not have, an action id it does not have,
+    or a positive probability on an illegal action raise StrategyError naming the place."""
+    from lpgame.io.openspiel import tabular_policy
+
+    name, table = data.get("openspiel_game"), data.get("policy", data)
+    if name is None and str(game.name).startswith("openspiel:"):
+        name = str(game.name)[len("openspiel:"):]
+    if not isinstance(name, str) or not isinstance(table, dict):
+        raise StrategyError(f"{where}: an OpenSpiel policy, but lpgame cannot tell its OpenSpiel "
+                            "game: name the game openspiel:NAME, or write the file as "
+                            '{"openspiel_game": NAME, "policy": {...}}')
+    policy = tabular_policy(name)
+    unknown = [key for key in table if key not in policy.state_lookup]
+    if unknown:
+        raise StrategyError(f"{where}: OpenSpiel game {name!r} has no information state "
+                            f"{_listing(unknown)}")
+    for key, pairs in table.items():
+        index = policy.state_lookup[key]
+        row = policy.action_probability_array[index]
+        row[:] = 0.0
+        place = f"{where}, information state {key!r}"
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise StrategyError(f"{place}: expected a list of [action id, probability] pairs")
+        for action, probability in pairs:
+            if isinstance(action, bool) or not isinstance(action, int) \
+                    or not 0 <= action < row.shape[0]:
+                raise StrategyError(f"{place}: action id {_short(action)} is not one of OpenSpiel's "
+                                    f"0..{row.shape[0] - 1}")
+            value = float(_number(probability, place))
+            if value != 0 and not policy.legal_actions_mask[index, action]:
+                raise StrategyError(f"{place}: action {action} is not legal there, but has "
+                                    f"probability {_short(probability)}")
+            row[action] = value
+    return rows_from_tabular_policy(policy, game, mapping, keys=set(table))
+
+
+def rows_from_tabular_policy(policy, game, mapping=None, action_mapping=None,
+                             keys=None) -> list[StrategyRow]:
+    """Rows of an OpenSpiel ``TabularPolicy`` (module docstring); only the information states in
+    ``keys`` when given."""
     if mapping is None:
         mapping = _default_mapping(policy, game)
     elif isinstance(mapping, Mapping):
@@ -291,12 +353,14 @@ def rows_from_tabular_policy(policy, game, mapping=None, action_mapping=None) ->
     states_per_player = getattr(policy, "states_per_player", None)
     owner = {}
     if states_per_player is not None:
-        for player, keys in enumerate(states_per_player):
-            for key in keys:
+        for player, player_keys in enumerate(states_per_player):
+            for key in player_keys:
                 owner[key] = player
     rows: list[StrategyRow] = []
     unmapped = []
     for key, row_index in policy.state_lookup.items():
+        if keys is not None and key not in keys:
+            continue
         label = mapping(key)
         if label is None:
             unmapped.append(key)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from lpgame.errors import LpgameError
 from lpgame.learning.base import LearningResult
+from lpgame.number_format import format_number
 
 
 def plot_learning_curve(result: LearningResult, path=None, equilibrium_value=None,
-                        title: str | None = None):
-    """Draw ``result``'s curve; save to ``path`` when given. Returns the matplotlib figure."""
+                        title: str | None = None, decimals: int | None = None):
+    """Draw ``result``'s curve; save to ``path`` when given. Returns the matplotlib figure. The
+    legend prints the LP value by :mod:`lpgame.number_format` (``decimals`` after the point when
+    given, else 6 significant digits; an exact value as its fraction)."""
     try:
         import matplotlib
         if path is not None:
@@ -32,7 +35,7 @@ def plot_learning_curve(result: LearningResult, path=None, equilibrium_value=Non
     right.semilogx(iterations, result.values, marker="o", markersize=3, label="average strategy")
     if equilibrium_value is not None:
         right.axhline(float(equilibrium_value), color="black", linestyle="--",
-                      label=f"LP value {equilibrium_value}")
+                      label=f"LP value {format_number(equilibrium_value, decimals=decimals)}")
     right.set_xlabel("iteration")
     right.set_ylabel("value for player 1")
     right.legend()

@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import sys
 import time
 
 import highspy
 import numpy as np
 
+from lpgame import progress
 from lpgame.errors import OptionError, SolverError, SolverTimeLimitError
 from lpgame.lp.linear_program import Assembled, LinearProgram
 from lpgame.lp.solution import LPSolution
@@ -79,6 +81,47 @@ def quiet_highs() -> highspy.Highs:
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return h
+
+
+_LOG_TIME = re.compile(r"\d+(\.\d+)?s$")
+
+
+def log_figures(line: str) -> dict | None:
+    """Progress figures from one line of HiGHS's log: the simplex's iteration and objective
+    (``  1701  -3.4394277027e+02 Pr: 0(0); Du: 1478(510326) 1.0s``), or, for a line of another of
+    its solvers' iteration tables (interior point, branch and bound: lines that end in the running
+    time), the line itself; None for any other line."""
+    tokens = line.split()
+    if len(tokens) >= 3 and tokens[0].isdigit() and ("Pr:" in tokens or "Du:" in tokens):
+        try:
+            return {"iteration": int(tokens[0]), "objective": float(tokens[1])}
+        except ValueError:
+            return None
+    if len(tokens) >= 4 and _LOG_TIME.match(tokens[-1]):
+        return {"log": " ".join(tokens)}
+    return None
+
+
+def report_progress(h: highspy.Highs, what: str, verbose: bool = False) -> None:
+    """Send HiGHS's log to the installed progress reporter (:mod:`lpgame.progress`), if one listens:
+    figures from its iteration lines (:func:`log_figures`; HiGHS logs the simplex about once a
+    second) and, where the reporter asks for the solver's log (``--verbose``), every line. The log
+    stays off the console unless ``verbose`` asked for it there."""
+    reporter = progress.listening()
+    if reporter is None:
+        return
+    h.setOptionValue("output_flag", True)
+    h.setOptionValue("log_to_console", bool(verbose))
+
+    def on_log(event) -> None:
+        text = event.message
+        if reporter.solver_log:
+            reporter.log(text)
+        figures = log_figures(text)
+        if figures:
+            reporter.update(what, figures)
+
+    h.cbLogging.subscribe(on_log)
 
 
 def _to_highs_lp(lp: LinearProgram, assembled: Assembled | None = None) -> highspy.HighsLp:
@@ -331,6 +374,7 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
                                   True if presolve is None else presolve, options)
         start = time.perf_counter()
         h = build_highs(lp, {"output_flag": bool(verbose), **settings})
+        report_progress(h, "HiGHS branch and bound", verbose)
         build_seconds = time.perf_counter() - start
         h.run()
         solution = mip_solution(h, lp, time_limit, start)
@@ -344,6 +388,7 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
     settings = highs_settings(solver, threads, time_limit, presolve, highs_options)
     start = time.perf_counter()
     h = build_highs(lp, {"output_flag": bool(verbose), **settings})
+    report_progress(h, f"HiGHS {settings.get('solver', '')}".rstrip(), verbose)
     if starting_basis is not None:
         set_starting_basis(h, *starting_basis)
     build_seconds = time.perf_counter() - start

@@ -16,6 +16,10 @@ Modules:
   of scaled extensions (Farina 2023, ch. 10), for learning;
 * :mod:`~lpgame.equilibria.correlated.efce_learning` — optimal EFCE by the Lagrangian saddle point;
 * :mod:`~lpgame.equilibria.correlated.efce_n_player` — optimal EFCE of n-player games by column
-  generation, with :mod:`~lpgame.equilibria.correlated.efce_tuple_relaxation` (an upper bound)
-  and :mod:`~lpgame.equilibria.correlated.efce_balanced_mix` (the stopping mix and a lower bound).
+  generation: its master LP (:mod:`~lpgame.equilibria.correlated.efce_master`), pricing
+  (:mod:`~lpgame.equilibria.correlated.efce_pricing`), bounds
+  (:mod:`~lpgame.equilibria.correlated.efce_bounds`) and target-gap run
+  (:mod:`~lpgame.equilibria.correlated.efce_elastic_run`), with
+  :mod:`~lpgame.equilibria.correlated.efce_tuple_relaxation` (an upper bound) and
+  :mod:`~lpgame.equilibria.correlated.efce_balanced_mix` (the stopping mix and a lower bound).
 """

@@ -80,9 +80,9 @@ from lpgame.errors import InvalidGameError, LpgameError, ModelTooLargeError
 from lpgame.lp import LinearProgram, solve_lp
 from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
 from lpgame.lp.solution import solver_report
+from lpgame.lp.sorted_keys import find_keys, join_keys, unique
 from lpgame.registry import Concept, Option, register
 from lpgame.sequence_form import SequenceForm
-from lpgame.lp.sorted_keys import find_keys, join_keys, unique
 
 PLAN_CONCEPTS = ("efce", "efcce", "nfcce")
 DEFAULT_MAX_DECOMPOSE_PROFILES = 50_000

@@ -1,5 +1,6 @@
 """The balanced mix: the distribution over the current joint-plan columns that best meets the
-thesis's ε-EFCE criterion, used by the target-gap run of
+thesis's ε-EFCE criterion, used by the target-gap run
+(:mod:`lpgame.equilibria.correlated.efce_elastic_run`) of
 :mod:`lpgame.equilibria.correlated.efce_n_player`.
 
 **Why.** Farina (2023, §10.4; notes §3.4) scores an answer by "1 % of the payoff range for both
@@ -14,7 +15,7 @@ R below the bound U with ε = 0.02 % of R, and a guided max P2 run 0.21 % below 
 
 **Formulation.** Over the master's columns (joint pure plans π^k with objective coefficients
 c^k) and its trigger cuts (each cut is a pure continuation q of player i below the trigger
-σ̂ = (j, a), module docstring of :mod:`lpgame.equilibria.correlated.efce_n_player`), with U the run's
+σ̂ = (j, a), module docstring of :mod:`lpgame.equilibria.correlated.efce_master`), with U the run's
 smallest upper bound on the optimal EFCE value and R the payoff range:
 
     min   s
@@ -157,7 +158,7 @@ def _with_separation(model, build, tol: float, time_limit: float | None):
 
 def balanced_mix(model, upper: float, scale: float, tol: float, time_limit: float | None,
                  lower: float | None = None) -> BalancedMix | None:
-    """The balanced mix over ``model``'s columns (an :class:`lpgame.equilibria.correlated.efce_n_player.Model`)
+    """The balanced mix over ``model``'s columns (an :class:`lpgame.equilibria.correlated.efce_pricing.Model`)
     against the upper bound ``upper`` and, when given, the lower bound ``lower`` on the optimum
     (module docstring). ``tol``: the separation tolerance in payoff units. None when an LP does
     not end optimal (time limit included)."""

@@ -98,9 +98,9 @@ from lpgame.equilibria.correlated.scaled_extension import (
     ScaledExtensionChain,
 )
 from lpgame.errors import InvalidGameError, OptionError
+from lpgame.lp.sorted_keys import find_keys, join_keys
 from lpgame.registry import Concept, Option, register
 from lpgame.result import register_result_kind
-from lpgame.lp.sorted_keys import find_keys, join_keys
 from lpgame.sequence_form import SequenceForm
 
 LAMBDA_SCHEDULES = ("adaptive", "fixed", "growing")

@@ -75,8 +75,8 @@ from lpgame.errors import ModelTooLargeError
 from lpgame.lp import LinearProgram, solve_lp
 from lpgame.lp.dual_bound import weak_duality_bound
 from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
-from lpgame.sequence_form import SequenceForm
 from lpgame.lp.sorted_keys import find_keys, join_keys, unique
+from lpgame.sequence_form import SequenceForm
 
 DEFAULT_MAX_TUPLES = 250_000
 """The largest number of relevant tuples for which the relaxation is built by default. HiGHS's

@@ -58,9 +58,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.equilibria.correlated.ce_cce import objective_name, objective_weights
-from lpgame.equilibria.profiles import certified_profile
+from lpgame.equilibria.profiles import certified_profile, payoff_range, relative
 from lpgame.errors import ConceptMismatchError, ExactCheckError, LpgameError, OptionError, SolverError
-from lpgame.lp import LPSolution, solve_lp, solve_lp_exact
+from lpgame.lp import TIGHT_TOLERANCES, LPSolution, solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import solver_report
 from lpgame.registry import Concept, Option, register
@@ -75,23 +75,51 @@ CE_BESIDE_MAX_PROFILES = 20_000
 """Up to this many joint reduced plans, the optimal correlated equilibrium (CE) for the same
 objective is solved too and shown beside the Nash optimum (every Nash equilibrium is a CE, so it
 bounds the Nash optimum: max-welfare CE ≥ best Nash welfare)."""
-MIP_TOLERANCES = {"mip_feasibility_tolerance": 1e-9, "mip_abs_gap": 1e-12}
-"""HiGHS options of the MILP: tight feasibility, so that b = 1 really forces a regret of 0."""
+MIP_TOLERANCES = {"mip_feasibility_tolerance": 1e-9}
+"""HiGHS options of the MILP: tight feasibility, so that b = 1 really forces a regret of 0 (on
+unit-range payoffs, 1e-9 of the payoff range)."""
+OPTIMALITY_TOLERANCE = 1e-9
+"""A floating-point answer is labelled optimal when the MILP's proven bound meets its objective
+within this fraction of the objective's range Σ_i |w_i| R_i (R_i: player i's payoff range)."""
 
 
 @dataclass
 class NashMILP:
-    """The MILP (or, with a support fixed, the LP) and its big-M constants M_1, M_2."""
+    """The MILP (or, with a support fixed, the LP) on unit-range payoffs, its big-M constants
+    M_i / s_i, and the map of its objective back to the game's units: Σ_i w_i v_i[∅] =
+    ``objective_scale`` · (LP objective) + ``objective_shift`` (module docstring, **Scaling**)."""
 
     lp: LinearProgram
     big_m: tuple[float, float]
     weights: np.ndarray
+    objective_scale: object = 1
+    objective_shift: object = 0
+    objective_range: float = 0.0
+
+    def to_game(self, value):
+        """An objective value of the (scaled) LP in the game's units."""
+        if value is None:
+            return None
+        if isinstance(value, Fraction):
+            return value * Fraction(self.objective_scale) + Fraction(self.objective_shift)
+        return float(value) * float(self.objective_scale) + float(self.objective_shift)
 
 
 def payoff_ranges(sf: SequenceForm) -> tuple[float, float]:
     """M_i = max_z u_i(z) − min_z u_i(z) for the two players (module docstring, **Big-M**)."""
     u = np.asarray(sf.terminal_payoffs, dtype=float)
     return tuple(float(u[:, i].max() - u[:, i].min()) if len(u) else 0.0 for i in range(2))
+
+
+def payoff_range_of(sf: SequenceForm, player: int, exact: bool = False):
+    """Player ``player``'s payoff range over the leaves: a Fraction in exact mode, else a float."""
+    if exact and sf.payoff_structure is None:
+        _, payoffs = sf.exact_terminal_data()
+        values = [Fraction(row[player]) for row in payoffs]
+        return max(values) - min(values) if values else Fraction(0)
+    spread = payoff_ranges(sf)[player] if sf.payoff_structure is None else \
+        float(np.subtract(*sf.game._payoff_bounds()[::-1]))
+    return Fraction(spread) if exact else spread
 
 
 def check_two_players(sf: SequenceForm, what: str) -> None:
@@ -102,22 +130,82 @@ def check_two_players(sf: SequenceForm, what: str) -> None:
             f"{sf.num_players} players (correlated concepts 'ce'/'cce' take any number)")
 
 
+def check_mip_gap(mip_gap) -> float | None:
+    """``mip_gap`` as a float in [0, 1) (None kept): the gap is a fraction of the objective's range,
+    so 1 or more would accept any point."""
+    if mip_gap is None:
+        return None
+    if isinstance(mip_gap, bool) or not isinstance(mip_gap, (int, float, Fraction)):
+        raise OptionError(f"option 'mip_gap' must be a number in [0, 1); got {mip_gap!r}")
+    gap = float(mip_gap)
+    if not 0 <= gap < 1:
+        raise OptionError(f"option 'mip_gap' must lie in [0, 1) (a fraction of the objective's "
+                          f"payoff range; 0 proves the optimum); got {mip_gap!r}")
+    return gap
+
+
+LP_SOLVERS = ("choose", "simplex", "ipm")
+"""Values of ``solver`` that the MILP concepts' LPs accept: they need a vertex (a basis) to read a
+support and to certify it exactly."""
+
+
+def check_solver_options(options: dict, what: str) -> None:
+    """Refuse solver options these concepts do not use: a ``solver`` that gives no vertex (PDLP,
+    Clarabel) and a negative or non-finite ``time_limit``."""
+    solver = options.get("solver")
+    if solver is not None and solver not in LP_SOLVERS:
+        raise OptionError(f"{what}: option 'solver' must be one of {', '.join(LP_SOLVERS)} (its "
+                          f"MILP is HiGHS's branch and bound and its LPs need a vertex); got "
+                          f"{solver!r}")
+    limit = options.get("time_limit")
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0 \
+                or limit == float("inf"):
+            raise OptionError(f"option 'time_limit' must be a positive number of seconds; got "
+                              f"{limit!r}")
+
+
+def _objective_map(weights, scalings, ranges, exact: bool):
+    """(coefficients of v_i[∅] in the LP, scale K, shift) with Σ_i w_i v_i = K·(Σ_i c_i v'_i) +
+    shift, where v_i = s_i v'_i + c_i and c_i = w_i s_i / K, K a power of two near max |w_i| s_i."""
+    sizes = [abs(float(w)) * sc.float_scale for w, sc in zip(weights, scalings)]
+    top = max(sizes) if max(sizes) > 0 else 1.0
+    k = 2 ** int(np.round(np.log2(top)))
+    K = Fraction(k) if exact else float(k)
+    if exact:
+        w = [Fraction(float(v)) for v in weights]
+        coef = [wi * Fraction(sc.scale) / K for wi, sc in zip(w, scalings)]
+        shift = sum((wi * Fraction(sc.shift) for wi, sc in zip(w, scalings)), Fraction(0))
+    else:
+        coef = [float(wi) * sc.float_scale / K for wi, sc in zip(weights, scalings)]
+        shift = sum(float(wi) * float(sc.shift) for wi, sc in zip(weights, scalings))
+    span = sum(abs(float(wi)) * r for wi, r in zip(weights, ranges))
+    return coef, K, shift, span
+
+
 def nash_milp(sf: SequenceForm, weights, worst: bool = False, exact: bool = False,
               support: tuple[np.ndarray, np.ndarray] | None = None) -> NashMILP:
-    """The MILP of the module docstring, or, with ``support`` (one boolean mask per player over its
-    sequences), the LP with that support fixed. ``exact`` states the payoff matrices in rationals
-    (for :func:`lpgame.lp.solve_lp_exact`; support LP only)."""
+    """The MILP of the module docstring on unit-range payoffs, or, with ``support`` (one boolean
+    mask per player over its sequences), the LP with that support fixed. ``exact`` states the
+    payoff matrices in rationals (for :func:`lpgame.lp.solve_lp_exact`; support LP only)."""
+    from lpgame.equilibria.zero_sum.security import scaled_payoff_matrix
+
     check_two_players(sf, "optimal Nash equilibrium by MILP")
     weights = np.asarray(weights, dtype=float)
-    big_m = payoff_ranges(sf)
+    scaled = [scaled_payoff_matrix(sf, i, exact) for i in range(2)]
+    scalings = [sc for _, sc in scaled]
+    ranges = payoff_ranges(sf)
+    big_m = tuple(r / sc.float_scale for r, sc in zip(ranges, scalings))
     kind = "MILP" if support is None else "support LP"
+    unit = "" if all(sc.exponent == 0 and sc.shift == 0 for sc in scalings) else \
+        " (unit-range payoffs)"
     lp = LinearProgram(name=f"optimal Nash {kind} of {sf.game.name}",
                        description="Sandholm, Gilpin & Conitzer (AAAI 2005) over the sequence form; "
-                                   f"big-M = payoff ranges {big_m[0]:g}, {big_m[1]:g}")
+                                   f"big-M = payoff ranges {big_m[0]:g}, {big_m[1]:g}{unit}")
     if exact:
-        U = [sf.payoff_matrix_exact(0), sf.payoff_matrix_exact(1).T]
+        U = [scaled[0][0], scaled[1][0].T]
     else:
-        U = [sf.payoff_matrix(0), sp.csr_array(sf.payoff_matrix(1).T)]
+        U = [scaled[0][0], sp.csr_array(scaled[1][0].T)]
     # U[i]: rows player i's sequences, columns the opponent's; i's payoff per sequence is U[i] @ plan_o
     plans, values, regrets = [], [], []
     for i in range(2):
@@ -149,13 +237,14 @@ def nash_milp(sf: SequenceForm, weights, worst: bool = False, exact: bool = Fals
             lp.add_constraints(f"support_{i + 1}", [(plans[i], eye), (binary, -eye)], "<=", 0.0)
             lp.add_constraints(f"regret_bound_{i + 1}", [(regrets[i], eye), (binary, big_m[i] * eye)],
                                "<=", big_m[i])
+    coef, scale, shift, span = _objective_map(weights, scalings, ranges, exact)
     terms = []
     for i in range(2):
-        c = np.zeros(values[i].size)
-        c[0] = weights[i]
+        c = [Fraction(0)] * values[i].size if exact else np.zeros(values[i].size)
+        c[0] = coef[i]
         terms.append((values[i], c))
     lp.set_objective(terms, sense="min" if worst else "max")
-    return NashMILP(lp, big_m, weights)
+    return NashMILP(lp, big_m, weights, scale, shift, span)
 
 
 @dataclass(kw_only=True)
@@ -201,16 +290,27 @@ def _solver_options(options: dict) -> dict:
     return out
 
 
+def _mip_highs_options(milp: NashMILP, gap: float, options: dict) -> dict:
+    """HiGHS's MILP options: the gap as an absolute gap on the unit-range objective (the user's
+    fraction of the objective's range, at least OPTIMALITY_TOLERANCE / 10), no relative gap."""
+    span = milp.objective_range / float(milp.objective_scale)
+    return {**MIP_TOLERANCES, "mip_rel_gap": 0.0,
+            "mip_abs_gap": max(gap, OPTIMALITY_TOLERANCE / 10) * max(span, 1e-300),
+            **options.pop("highs_options", {})}
+
+
 def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = False,
                        exact: bool = False, backend: str = "highs", mip_gap: float | None = None,
                        beside_ce: bool = True, pair: bool = True, **options) -> Result:
     """The optimal (``worst=True``: the worst) Nash equilibrium for ``objective`` (module
     docstring). Returns a :class:`~lpgame.result.Result` whose ``extra`` holds the objective, its
-    value, the MILP's gap and bound, the big-M constants and the support; with ``beside_ce`` also
-    the optimal correlated equilibrium's objective for the same weights (:func:`correlated_beside`).
-    With ``worst`` and ``pair``, the best equilibrium's objective is solved too and reported beside
-    the worst, with the social optimum and the prices of anarchy and stability where they are
-    defined (:func:`price_of_anarchy`).
+    value, the MILP's gap and bound (in the game's units), the big-M constants, the support and
+    ``optimality`` (the bound, and whether it meets the value: within OPTIMALITY_TOLERANCE of the
+    objective's range in floating point, exactly by enumeration in exact mode); with
+    ``beside_ce`` also the optimal correlated equilibrium's objective for the same weights
+    (:func:`correlated_beside`). With ``worst`` and ``pair``, the best equilibrium's objective is
+    solved too and reported beside the worst, with the social optimum and the prices of anarchy
+    and stability where they are defined (:func:`price_of_anarchy`).
     """
     start = time.perf_counter()
     raw_options = dict(options)
@@ -222,17 +322,25 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         raise OptionError(f"optimal Nash equilibrium: the MILP is solved by HiGHS's branch and "
                           f"bound; use backend='highs' (got {backend!r})")
     options = _solver_options(options)
-    gap = DEFAULT_MIP_GAP if mip_gap is None else float(mip_gap)
+    check_solver_options(options, "optimal Nash equilibrium")
+    gap = DEFAULT_MIP_GAP if check_mip_gap(mip_gap) is None else check_mip_gap(mip_gap)
     milp = nash_milp(sf, weights, worst)
-    highs_options = {**MIP_TOLERANCES, **options.pop("highs_options", {})}
+    highs_options = _mip_highs_options(milp, gap, options)
     lp_options = {k: v for k, v in options.items() if k != "solver"}
-    mip = solve_lp(milp.lp, backend="highs", mip_gap=gap, highs_options=highs_options,
+    mip = solve_lp(milp.lp, backend="highs", mip_gap=0.0, highs_options=highs_options,
                    **lp_options)
     support = tuple(mip.values(f"b{i + 1}") > SUPPORT_THRESHOLD for i in range(2))
     polish, plans, objective_value = _solve_support_lp(sf, weights, worst, exact, support, options)
     if polish is None:     # the support LP failed in floating point: keep the MILP's point
         plans = [np.clip(mip.values("x"), 0.0, None), np.clip(mip.values("y"), 0.0, None)]
-        objective_value = mip.objective
+        objective_value = milp.to_game(mip.objective)
+    bound = milp.to_game(mip.info.get("mip_dual_bound"))
+    if exact:
+        optimality, plans, objective_value = _exact_optimality(sf, weights, worst, plans,
+                                                               objective_value, bound)
+    else:
+        optimality = _float_optimality(objective_value, bound, worst, milp.objective_range,
+                                       mip.status == "optimal")
     strategies, unreached, plans, ev, _ = certified_profile(sf, plans, exact)
     if exact and ev.nash_conv != 0:
         raise ExactCheckError(f"exact mode: the support LP's profile has exact NashConv "
@@ -244,32 +352,53 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         "worst": worst,
         "objective_value": _number(objective_value),
         "milp": {"status": mip.status, "partial": partial,
-                 "mip_gap": mip.info.get("mip_gap"), "dual_bound": mip.info.get("mip_dual_bound"),
-                 "primal_bound": mip.info.get("primal_bound"),
+                 "mip_gap": mip.info.get("mip_gap"), "dual_bound": bound,
+                 "primal_bound": milp.to_game(mip.info.get("primal_bound")),
+                 "requested_gap": gap,
                  "nodes": mip.info.get("mip_node_count"), "seconds": mip.seconds,
                  "size": milp.lp.size()},
-        "big_m": list(milp.big_m),
+        "optimality": optimality,
+        "big_m": list(payoff_ranges(sf)),
+        "big_m_scaled": list(milp.big_m),
         "big_m_rule": "M_i = max_z u_i(z) − min_z u_i(z), player i's payoff range (bounds every "
-                      "regret of a best-response value)",
+                      "regret of a best-response value); the MILP sees it divided by the payoff "
+                      "scale s_i",
         "support": [support_labels(sf, i, plans[i]) for i in range(2)],
         "polished": polish is not None,
     }
+    direction = "most" if not worst else "least"
     if partial:
         extra["status"] = (f"partial: HiGHS stopped ({mip.status}) before "
                            f"proving the optimum; the equilibrium returned is "
-                           f"the incumbent, objective {mip.info.get('primal_bound')}, and the best "
+                           f"the incumbent, objective {extra['milp']['primal_bound']}, and the best "
                            f"{'equilibrium' if not worst else 'worst equilibrium'} has objective at "
-                           f"{'most' if not worst else 'least'} {mip.info.get('mip_dual_bound')}")
-    cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact)
+                           f"{direction} {bound}")
+    elif not optimality["proven"]:
+        extra["status"] = (f"not proven optimal: the {'best' if not worst else 'worst'} "
+                           f"equilibrium's objective is at {direction} "
+                           f"{optimality.get('bound')} ({optimality['method']})")
+    cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact,
+                       extra={"payoff_range": payoff_range(sf, exact),
+                              "relative_nash_conv": relative(ev.nash_conv, payoff_range(sf, exact)),
+                              "objective_bound": optimality.get("bound"),
+                              "optimality_proven": optimality["proven"]},
+                       deviations="each player's best responses (lpgame.analysis.best_response), "
+                                  "relative to the payoff range; the objective against "
+                                  + optimality["method"])
     if worst and pair:
         best = solve_optimal_nash(sf, objective, worst=False, exact=exact, backend=backend,
                                   mip_gap=mip_gap, beside_ce=False, pair=False, **raw_options)
         extra["best_objective_value"] = best.extra["objective_value"]
         extra.update(price_of_anarchy(sf, weights, best.extra["objective_value"],
                                       extra["objective_value"]))
-    beside = correlated_beside(sf, weights, worst) if beside_ce else None
-    if beside is not None:
-        extra["correlated_beside"] = beside
+    if beside_ce:
+        try:
+            beside = correlated_beside(sf, weights, worst)
+        except LpgameError as error:          # a side quantity never sinks the answer
+            beside = None
+            extra["correlated_beside_failed"] = f"{type(error).__name__}: {error}"
+        if beside is not None:
+            extra["correlated_beside"] = beside
     extra["notes"] = _notes(extra, worst)
     return NotedResult(
         game=sf.game.name, concept="nash", variant="optimal", value=ev.values[0],
@@ -280,6 +409,46 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         solver=solver_report(polish, exact, name="highs-mip", mip_gap=mip.info.get("mip_gap"),
                              then=("the LP with the MILP's support fixed" if polish is not None
                                    else None)))
+
+
+def _float_optimality(value, bound, worst: bool, span: float, solved: bool) -> dict:
+    """The MILP's proven bound against the value: optimal when they meet within
+    OPTIMALITY_TOLERANCE × the objective's range Σ_i |w_i| R_i."""
+    if bound is None or not np.isfinite(bound):
+        return {"proven": False, "bound": None, "method": "the MILP's dual bound (none)"}
+    gap = (float(value) - bound) if worst else (bound - float(value))
+    rel = relative(gap, span)
+    return {"proven": bool(solved and rel <= OPTIMALITY_TOLERANCE), "bound": bound,
+            "gap": gap, "relative_gap": rel,
+            "method": "the MILP's proven dual bound (HiGHS, on unit-range payoffs)",
+            "tolerance": f"{OPTIMALITY_TOLERANCE:g} of the objective's range {span:.6g}"}
+
+
+def _exact_optimality(sf: SequenceForm, weights, worst: bool, plans, value, bound):
+    """Exact mode: the support LP's optimum against every extreme equilibrium
+    (:mod:`~lpgame.equilibria.general_sum.optimal_nash_proof`); a better equilibrium found there
+    replaces the MILP's. (optimality, plans, value)."""
+    from lpgame.equilibria.general_sum.optimal_nash_proof import enumerated_optimum
+
+    found, why = enumerated_optimum(sf, weights, worst)
+    if found is None:
+        return ({"proven": False, "bound": bound,
+                 "method": f"the MILP's floating-point dual bound only; not proven exactly: {why}"},
+                plans, value)
+    out = {"proven": True, "bound": str(found.value),
+           "method": f"exact enumeration of all {found.extreme_equilibria} extreme equilibria "
+                     "(vertex enumeration; the objective is bilinear, so its optimum over the "
+                     "equilibria is at an extreme one)",
+           "seconds": found.seconds}
+    better = found.value < Fraction(value) if worst else found.value > Fraction(value)
+    if better:
+        out["replaced"] = (f"the MILP's support LP gave {value}; the enumeration's equilibrium "
+                           "is returned instead")
+        return out, found.plans, found.value
+    if found.value != Fraction(value):
+        out["proven"] = False
+        out["method"] += f"; the MILP's value {value} is beyond the enumerated optimum"
+    return out, plans, value
 
 
 def _solve_support_lp(sf: SequenceForm, weights, worst: bool, exact: bool, support, options: dict
@@ -296,13 +465,14 @@ def _solve_support_lp(sf: SequenceForm, weights, worst: bool, exact: bool, suppo
             raise ExactCheckError(f"exact mode: the LP with the MILP's support fixed failed: {exc}"
                                   ) from exc
         plans = [certified.values(fixed.lp, "x"), certified.values(fixed.lp, "y")]
-        return solution, plans, certified.objective
+        return solution, plans, fixed.to_game(certified.objective)
     try:
-        solution = solve_lp(fixed.lp, backend="highs", **lp_options)
+        solution = solve_lp(fixed.lp, backend="highs",
+                            **{**lp_options, "highs_options": dict(TIGHT_TOLERANCES)})
     except SolverError:
         return None, None, None
     plans = [np.clip(solution.values("x"), 0.0, None), np.clip(solution.values("y"), 0.0, None)]
-    return solution, plans, solution.objective
+    return solution, plans, fixed.to_game(solution.objective)
 
 
 def price_of_anarchy(sf: SequenceForm, weights, best, worst) -> dict:
@@ -344,10 +514,14 @@ def correlated_beside(sf: SequenceForm, weights, worst: bool) -> dict | None:
 def _notes(extra: dict, worst: bool) -> list[str]:
     milp = extra["milp"]
     which = "worst" if worst else "best"
+    optimality = extra["optimality"]
     lines = [f"{which} Nash equilibrium for objective {extra['objective']} (weights "
              f"{', '.join(f'{w:g}' for w in extra['weights'])}): {extra['objective_value']}",
-             f"MILP: {milp['status']}, MIP gap {milp['mip_gap']:.3g}, bound {milp['dual_bound']:.9g}, "
-             f"{milp['nodes']} nodes; big-M = payoff ranges {', '.join(f'{m:g}' for m in extra['big_m'])}"]
+             f"MILP (HiGHS, unit-range payoffs): stopped with status {milp['status']} at requested "
+             f"gap {milp['requested_gap']:g} of the objective's range, bound {milp['dual_bound']:.9g}, "
+             f"{milp['nodes']} nodes; big-M = payoff ranges {', '.join(f'{m:g}' for m in extra['big_m'])}",
+             (f"optimal: proven by {optimality['method']}" if optimality["proven"] else
+              f"NOT PROVEN OPTIMAL: {optimality['method']}; bound {optimality.get('bound')}")]
     if "best_objective_value" in extra:
         line = f"best Nash equilibrium for the same objective: {extra['best_objective_value']}"
         if "social_optimum" in extra:
@@ -360,6 +534,9 @@ def _notes(extra: dict, worst: bool) -> list[str]:
     if beside is not None:
         lines.append(f"beside it, the {'worst' if worst else 'best'} correlated equilibrium (ce) for "
                      f"the same objective: {beside['objective_value']:.9g}")
+    if "correlated_beside_failed" in extra:
+        lines.append(f"the correlated equilibrium beside it was not computed: "
+                     f"{extra['correlated_beside_failed']}")
     if "status" in extra:
         lines.append(extra["status"].upper() if extra["status"].startswith("partial") else
                      extra["status"])

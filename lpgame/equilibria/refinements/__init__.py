@@ -10,6 +10,10 @@ Modules:
 * :mod:`~lpgame.equilibria.refinements.limit` — the limit loop: HiGHS at decreasing ξ, then the
   exact stage;
 * :mod:`~lpgame.equilibria.refinements.basis_stability` — the exact stability test of a basis;
+* :mod:`~lpgame.equilibria.refinements.laurent_series` — the Taylor/Laurent series of its basic
+  solution and duals;
+* :mod:`~lpgame.equilibria.refinements.exact_sparse_factor` — exact sparse rational solves
+  (block triangular form, sparse LU);
 * :mod:`~lpgame.equilibria.refinements.exact_limit` — an exact simplex at a fixed rational ξ;
 * :mod:`~lpgame.equilibria.refinements.lexicographic` — an exact criss-cross over ℚ(ε);
 * :mod:`~lpgame.equilibria.refinements.refined_equilibrium` — the ``nash``/``refinement`` concept.

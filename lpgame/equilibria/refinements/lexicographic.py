@@ -33,10 +33,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from lpgame.equilibria.refinements.exact_limit import solve_scaled
 from lpgame.errors import LpgameError
 from lpgame.lp.exact import SparseRational
 from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO
-from lpgame.equilibria.refinements.exact_limit import solve_scaled
 from lpgame.rational import RationalMatrix
 
 NONNEG, FREE, FIXED = 0, 1, 2

@@ -73,23 +73,22 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame.equilibria.refinements.basis_stability import NotStableError, StableBasis, certify_stable_basis
+from lpgame.equilibria.refinements.exact_limit import (
+    EXACT_SCHEDULE,
+    ExactSimplexError,
+    exact_instance,
+    exact_simplex_at,
+    exact_solution,
+    infeasibilities,
+    statuses_to_basis,
+)
+from lpgame.equilibria.refinements.lexicographic import CrissCrossError, lexicographic_criss_cross
 from lpgame.errors import ExactCheckError, LpgameError, SolverError, SolverTimeLimitError  # noqa: F401
 from lpgame.lp import solve_lp
-from lpgame.equilibria.refinements.exact_limit import (
-        EXACT_SCHEDULE,
-        ExactSimplexError,
-        exact_instance,
-        exact_simplex_at,
-        exact_solution,
-        infeasibilities,
-        statuses_to_basis,
-    )
-from lpgame.equilibria.refinements.lexicographic import CrissCrossError, lexicographic_criss_cross
-from lpgame.equilibria.refinements.basis_stability import NotStableError, StableBasis, certify_stable_basis
-from lpgame.lp.exact import SparseRational, solve_sparse_rational
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
-from lpgame.rational import RationalMatrix, as_rational, as_scipy, common_denominator
+from lpgame.rational import RationalMatrix, as_rational, as_scipy
 
 TIGHT_FROM = Fraction(1, 2 ** 20)
 """From this ξ on, HiGHS runs with its tightest feasibility tolerances."""

@@ -48,8 +48,8 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.lp.linear_program import LinearProgram
 from lpgame.equilibria.refinements.limit import TremblingLP
+from lpgame.lp.linear_program import LinearProgram
 from lpgame.rational import RationalMatrix
 from lpgame.sequence_form import SequenceForm
 

@@ -55,9 +55,14 @@ from lpgame.analysis.refinement_checks import (
     witness_check,
 )
 from lpgame.compile import compile_game
-from lpgame.equilibria.refinements.perturbed_lp import REFINEMENTS, RefinementLP, refinement_lp, sequence_depths
-from lpgame.errors import ConceptMismatchError, OptionError
 from lpgame.equilibria.refinements.limit import LimitSolution, solve_limit
+from lpgame.equilibria.refinements.perturbed_lp import (
+    REFINEMENTS,
+    RefinementLP,
+    refinement_lp,
+    sequence_depths,
+)
+from lpgame.errors import ConceptMismatchError, OptionError
 from lpgame.registry import Concept, GameInfo, Option, fitting_names, register
 from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm

@@ -47,6 +47,7 @@ from lpgame.analysis.team_gaps import (
 )
 from lpgame.compile import compile_game
 from lpgame.equilibria.correlated.ce_cce import SUPPORT_TOLERANCE, plan_label
+from lpgame.equilibria.teams.team_belief_dag import DEFAULT_MAX_EDGES, build_team_belief_dag, team_tree_game
 from lpgame.equilibria.teams.tmecor_column_generation import (  # noqa: F401  (re-exported)
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_TOLERANCE,
@@ -62,7 +63,6 @@ from lpgame.lp.solution import solver_report
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, Result, format_number, register_result_kind
 from lpgame.sequence_form import SequenceForm
-from lpgame.equilibria.teams.team_belief_dag import DEFAULT_MAX_EDGES, build_team_belief_dag, team_tree_game
 
 __all__ = ["TeamResult", "make_team", "solve_tmecor", "team_plan_space", "tmecor_lp",
            "belief_dag_lp", "column_generation", "Team"]

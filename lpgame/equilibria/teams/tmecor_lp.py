@@ -32,9 +32,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.equilibria.correlated.efce import CorrelationPlanSpace
+from lpgame.equilibria.teams.team_belief_dag import BeliefDag
 from lpgame.equilibria.teams.tmecor_team import Team
 from lpgame.lp import LinearProgram
-from lpgame.equilibria.teams.team_belief_dag import BeliefDag
 
 
 def tmecor_lp(team: Team, space: CorrelationPlanSpace | None) -> tuple[LinearProgram, np.ndarray]:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.equilibria.correlated.efce import CorrelationPlanSpace
@@ -52,6 +51,7 @@ def _oracle_weights(team: Team, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _run_milp(c, integrality, eq_matrix, eq_rhs, ub_matrix, ub_rhs, time_limit, mip_rel_gap):
     """min cᵀx over 0 ≤ x ≤ 1 with the equality and ≤ rows, ``integrality`` 1 for binaries."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
     options = {"disp": False, "mip_rel_gap": mip_rel_gap}
     if time_limit is not None:
         options["time_limit"] = max(float(time_limit), 1e-3)

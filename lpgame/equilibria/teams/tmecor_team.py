@@ -63,8 +63,49 @@ def make_team(sf: SequenceForm, team) -> Team:
         raise OptionError(f"team {members} of {sf.game.name} leaves players {outside} outside: "
                           "tmecor solves a team against exactly one opponent; put all but one "
                           "player in the team")
+    _refuse_the_games_opponent_in_the_team(sf, members, outside[0])
     zero_based = tuple(sorted(p - 1 for p in members))
     return Team(sf, zero_based, outside[0] - 1, team_leaf_weights(sf, outside[0] - 1))
+
+
+def games_opponent(sf: SequenceForm) -> int | None:
+    """The one player (1-based) that the game's own payoffs set against all the others, or None.
+
+    That is a game of three or more players where all players but one receive the same
+    non-constant payoff at every leaf and the remaining player receives its negative (a zero-sum
+    team game, such as team matching pennies, whose opponent is player 1). In such a game the
+    team must be the players who share the payoff."""
+    n = sf.num_players
+    payoffs = np.asarray(sf.terminal_payoffs, dtype=float)
+    if n < 3 or payoffs.size == 0:
+        return None
+    tolerance = 1e-12 * max(float(np.abs(payoffs).max()), 1e-300)
+    for candidate in range(n):
+        others = [i for i in range(n) if i != candidate]
+        shared = payoffs[:, others[0]]
+        if float(shared.max() - shared.min()) <= tolerance:
+            continue
+        if all(np.abs(payoffs[:, i] - shared).max() <= tolerance for i in others) and \
+                np.abs(payoffs[:, candidate] + shared).max() <= tolerance:
+            return candidate + 1
+    return None
+
+
+def _refuse_the_games_opponent_in_the_team(sf: SequenceForm, members: tuple[int, ...],
+                                           left_out: int) -> None:
+    """A team that contains the game's own opponent (:func:`games_opponent`) would play for the
+    opponent against the players who share its payoff: refused, naming the opponent."""
+    opponent = games_opponent(sf)
+    if opponent is None or opponent == left_out:
+        return
+    names = sf.game.player_names
+    team = [p for p in range(1, sf.num_players + 1) if p != opponent]
+    raise OptionError(
+        f"team {', '.join(map(str, members))} of {sf.game.name} includes player {opponent} "
+        f"({names[opponent - 1]}), the game's only opponent: players "
+        f"{', '.join(map(str, team))} share one payoff and player {opponent} receives its "
+        f"negative. Players are numbered from 1; the team is --team "
+        f"{','.join(map(str, team))} (team=({', '.join(map(str, team))}))")
 
 
 class _MemberPairView:

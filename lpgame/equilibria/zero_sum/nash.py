@@ -16,18 +16,13 @@ the profile's NashConv is recomputed exactly by best responses; it must be exact
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 
 from lpgame.equilibria.zero_sum.double_oracle import solve_zero_sum_double_oracle
 from lpgame.equilibria.zero_sum.security import security_lp
 from lpgame.equilibria.zero_sum.solution import ZeroSumSolution, check_two_player_constant_sum
-from lpgame.errors import ExactCheckError, InvalidGameError
-from lpgame.lp import LPSolution, solve_lp, solve_lp_exact
-from lpgame.lp.linear_program import LinearProgram
-from lpgame.lp.scaling import check_float_payoffs
+from lpgame.errors import ExactCheckError
+from lpgame.lp import solve_lp, solve_lp_exact
 from lpgame.sequence_form import SequenceForm
 
 

@@ -1,0 +1,185 @@
+"""Writing Gambit's game files: ``.efg`` from a :class:`~lpgame.game.Game`, ``.nfg`` from a
+:class:`~lpgame.game.NormalFormGame`.
+
+The formats are those of the Gambit documentation ("Game representation formats", *The extensive
+game (.efg) file format* and *The strategic game (.nfg) file format*; gambitproject.readthedocs.io).
+:func:`efg_text` writes outcomes on the leaves, one outcome per distinct payoff vector, one chance
+event per chance node and the information sets numbered per player in order of first appearance;
+every description is written in full at every node, as Gambit itself does, since some readers
+(OpenSpiel's) do not accept the short forms. :func:`nfg_text` writes the outcome version by
+default (it keeps the strategy labels) or the payoff version, profiles with player 1's strategy
+varying fastest. Labels are quoted with ``\\`` and ``"`` escaped, on one line (line breaks
+become spaces); rationals are written ``p/q``, floats as plain decimals (no exponent), so Gambit
+reads back the same numbers. Float chance
+probabilities are written as the nearby rationals when those sum to exactly 1 (Gambit refuses
+probabilities that do not).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from fractions import Fraction
+from numbers import Integral, Rational
+
+import numpy as np
+
+from lpgame.errors import InvalidGameError
+from lpgame.game.normal_form import NormalFormGame
+from lpgame.game.tree import CHANCE, TERMINAL, Game, IndexedGame
+from lpgame.io.gambit_tokens import parse_number
+from lpgame.io.safe_files import write_text_atomic
+
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def quote(text) -> str:
+    """A Gambit text label on one line: in double quotes, with ``\\`` and ``"`` escaped and every
+    run of line breaks and other control characters written as one space (Gambit's reader does
+    not read a label that spans lines back, e.g. OpenSpiel's multi-line information states)."""
+    one_line = _CONTROL_CHARACTERS.sub(" ", str(text))
+    return '"' + one_line.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def format_number(value) -> str:
+    """An int or rational as ``p`` / ``p/q``; a float as a plain decimal (exact, no exponent)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Rational):
+        value = Fraction(value)
+        return str(value.numerator) if value.denominator == 1 else str(value)
+    if isinstance(value, str):
+        exact = parse_number(value.strip())
+        if exact is None:
+            raise InvalidGameError(f"cannot write {value!r} as a number")
+        return format_number(exact)
+    number = float(value)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise InvalidGameError(f"cannot write the non-finite number {number!r}")
+    text = format(Decimal(repr(number)), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _chance_probabilities(node, probs: list) -> list:
+    """Probabilities to write: exact values, or for floats nearby rationals summing to 1."""
+    if all(isinstance(p, (Rational, str)) and not isinstance(p, bool) for p in probs):
+        return probs
+    as_decimal = [Fraction(format_number(p)) if not isinstance(p, Fraction) else p for p in probs]
+    if sum(as_decimal) == 1:
+        return as_decimal
+    near = [Fraction(float(p)).limit_denominator(10 ** 9) for p in probs]
+    if sum(near) == 1 and all(abs(float(q) - float(p)) <= 1e-9 for q, p in zip(near, probs)):
+        return near
+    raise InvalidGameError(
+        f"chance node {node!r}: the float probabilities {probs} do not sum to 1 exactly and have "
+        "no nearby rationals that do; Gambit would refuse them (give Fractions)")
+
+
+def efg_text(game: Game) -> str:
+    """The ``.efg`` text of ``game`` (see the module docstring)."""
+    if not isinstance(game, Game):
+        if isinstance(game, NormalFormGame):
+            game = game.to_extensive()
+        elif isinstance(game, IndexedGame):
+            raise InvalidGameError(
+                f"{game.name}: writing an .efg needs the explicit tree (a Game); this game is "
+                "compiled without one (build it with structured=False)")
+        else:
+            raise InvalidGameError(f"cannot write a {type(game).__name__} as an .efg")
+    graph, index = game.graph, game.index
+    n = game.num_players
+    comment = graph.graph.get("comment", "")
+    lines = [f"EFG 2 R {quote(game.name)} {{ "
+             + " ".join(quote(p) for p in game.player_names) + " }",
+             quote(comment), ""]
+    infoset_numbers: list[dict[str, int]] = [{} for _ in range(n)]
+    outcome_numbers: dict[tuple, tuple[int, str]] = {}
+    outcome_names: set[str] = set()
+    events = 0
+    stack = [game.root]
+    while stack:
+        node = stack.pop()
+        data = graph.nodes[node]
+        name = quote(data.get("label", ""))
+        kind = data["kind"]
+        children = list(graph.successors(node))
+        if kind == TERMINAL:
+            payoffs = tuple(Fraction(format_number(u)) for u in data["payoffs"])
+            label = data.get("outcome") or ""
+            key = (label, payoffs)
+            if key not in outcome_numbers:
+                number = len(outcome_numbers) + 1
+                if not label or label in outcome_names:
+                    label = f"{label or 'Outcome'} {number}".strip()
+                outcome_names.add(label)
+                outcome_numbers[key] = (number, f"{number} {quote(label)} {{ "
+                                        + ", ".join(format_number(u) for u in payoffs) + " }")
+            lines.append(f"t {name} {outcome_numbers[key][1]}")
+            continue
+        if kind == CHANCE:
+            events += 1
+            probs = _chance_probabilities(node, [graph.edges[node, c]["prob"] for c in children])
+            body = " ".join(f"{quote(graph.edges[node, c]['action'])} {format_number(p)}"
+                            for c, p in zip(children, probs))
+            lines.append(f"c {name} {events} \"\" {{ {body} }} 0")
+        else:
+            player = data["player"]
+            label = str(data["infoset"])
+            pidx = index.players[player]
+            actions = pidx.infoset_actions[pidx.infoset_of_label[label]]
+            by_action = {str(graph.edges[node, c]["action"]): c for c in children}
+            children = [by_action[a] for a in actions]
+            number = infoset_numbers[player].setdefault(label, len(infoset_numbers[player]) + 1)
+            lines.append(f"p {name} {player + 1} {number} {quote(label)} {{ "
+                         + " ".join(quote(a) for a in actions) + " } 0")
+        stack.extend(reversed(children))
+    return "\n".join(lines) + "\n"
+
+
+def nfg_text(game: NormalFormGame, form: str = "outcome") -> str:
+    """The ``.nfg`` text of ``game``: ``form="outcome"`` (keeps strategy labels) or ``"payoff"``."""
+    if not isinstance(game, NormalFormGame):
+        raise InvalidGameError(f"cannot write a {type(game).__name__} as an .nfg (it needs a "
+                               "NormalFormGame)")
+    n, shape = game.num_players, game.shape
+    head = (f"NFG 1 R {quote(game.name)} {{ " + " ".join(quote(p) for p in game.player_names)
+            + " }")
+    profiles = [tuple(format_number(game.payoffs[(i, *np.unravel_index(k, shape, order="F"))])
+                      for i in range(n)) for k in range(int(np.prod(shape)))]
+    comment = quote(getattr(game, "comment", ""))
+    if form == "payoff":
+        lines = [head, "{ " + " ".join(str(m) for m in shape) + " }", comment, ""]
+        lines.append(" ".join(" ".join(p) for p in profiles))
+        return "\n".join(lines) + "\n"
+    if form != "outcome":
+        raise InvalidGameError(f"unknown .nfg form {form!r}; use 'outcome' or 'payoff'")
+    lines = [head, "{"]
+    lines += ["{ " + " ".join(quote(a) for a in acts) + " }" for acts in game.actions]
+    lines += ["}", comment, "", "{"]
+    numbers: dict[tuple, int] = {}
+    table = []
+    for payoff in profiles:
+        number = numbers.get(payoff)
+        if number is None:
+            number = numbers[payoff] = len(numbers) + 1
+            lines.append(f"{{ {quote(f'Outcome {number}')} {', '.join(payoff)} }}")
+        table.append(str(number))
+    lines.append("}")
+    lines.append(" ".join(table))
+    return "\n".join(lines) + "\n"
+
+
+def write_efg(game: Game, path) -> None:
+    """Write ``game`` as a Gambit ``.efg`` file."""
+    write_text_atomic(path, efg_text(game))
+
+
+def write_nfg(game: NormalFormGame, path, form: str = "outcome") -> None:
+    """Write ``game`` as a Gambit ``.nfg`` file (``form``: ``"outcome"`` or ``"payoff"``)."""
+    write_text_atomic(path, nfg_text(game, form))
