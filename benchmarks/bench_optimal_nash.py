@@ -6,8 +6,8 @@ Run from the repository root::
 
 **Optimal Nash.** On random n × n bimatrix games (integer payoffs in [−9, 9], seed 0) the best
 welfare of a Nash equilibrium is found two ways: lpgame's MILP (Sandholm, Gilpin & Conitzer 2005;
-:mod:`lpgame.equilibria.general_sum.optimal_nash`; HiGHS branch and bound to a proven optimum, then the LP with
-the support fixed) and, as the peer, the maximum over every extreme equilibrium that Gambit's
+:mod:`lpgame.equilibria.general_sum.optimal_nash`; HiGHS branch and bound to a proven optimum,
+then the LP with the support fixed) and, as the peer, the maximum over every extreme equilibrium that Gambit's
 ``enummixed_solve(rational=True)`` enumerates (and nashpy's ``vertex_enumeration`` in floats). The
 optimum must agree to 1e-9. Each case runs in its own process (:mod:`benchmarks.isolated`) with a
 wall-clock limit; a peer that does not finish is reported "timeout" and is not run on larger sizes.
@@ -15,6 +15,12 @@ Kuhn poker with a 10 % rake, 3 to 5 cards, gives the extensive-form rows (MILP o
 
 **Stackelberg.** The same bimatrix games with player 1 leading: one LP per follower strategy
 (Conitzer & Sandholm 2006) against the MILP (Bošanský & Čermák 2015) on the one-level tree.
+
+**What the proofs cost** (issue 34). Every row says whether its optimum is proven: in floating
+point by the MILP's dual bound (optimal Nash) or by the duals of every commitment LP
+(Stackelberg; the MILP's answer is checked by the multiple LPs on the reduced normal form); in
+exact mode by enumerating all extreme equilibria (optimal Nash, small games only) or by every
+commitment LP certified in rationals (Stackelberg).
 """
 
 from __future__ import annotations
@@ -45,7 +51,22 @@ def case_milp(n: int) -> dict:
     start = time.perf_counter()
     r = solve_optimal_nash(compile_game(_bimatrix(n)), "welfare", beside_ce=False)
     return {"welfare": float(sum(r.values)), "seconds": time.perf_counter() - start,
-            "nodes": r.extra["milp"]["nodes"], "nash_conv": float(r.certificate.nash_conv)}
+            "nodes": r.extra["milp"]["nodes"], "nash_conv": float(r.certificate.nash_conv),
+            "proven": r.extra["optimality"]["proven"]}
+
+
+def case_milp_exact(n: int) -> dict:
+    """Exact mode: the support LP certified in rationals, and the optimum proven by enumerating
+    the extreme equilibria where the game is small enough (issue 34)."""
+    import time
+
+    from lpgame.compile import compile_game
+    from lpgame.equilibria.general_sum.optimal_nash import solve_optimal_nash
+    start = time.perf_counter()
+    r = solve_optimal_nash(compile_game(_bimatrix(n)), "welfare", exact=True, beside_ce=False)
+    optimality = r.extra["optimality"]
+    return {"welfare": str(sum(r.values)), "seconds": time.perf_counter() - start,
+            "proof_seconds": optimality.get("seconds"), "proven": optimality["proven"]}
 
 
 def case_gambit(n: int) -> dict:
@@ -89,13 +110,15 @@ def case_kuhn_rake(cards: int) -> dict:
             "nash_conv": str(best.certificate.nash_conv)}
 
 
-def case_stackelberg(n: int, method: str) -> dict:
+def case_stackelberg(n: int, method: str, exact: bool = False) -> dict:
     import time
+    from fractions import Fraction
 
     from lpgame.equilibria.general_sum.stackelberg import solve_stackelberg
     start = time.perf_counter()
-    r = solve_stackelberg(_bimatrix(n), leader=1, method=method)
-    return {"leader_value": float(r.extra["leader_value"]), "seconds": time.perf_counter() - start}
+    r = solve_stackelberg(_bimatrix(n), leader=1, method=method, exact=exact)
+    return {"leader_value": float(Fraction(r.extra["leader_value"])),
+            "seconds": time.perf_counter() - start, "proven": r.extra["optimality"]["proven"]}
 
 
 def main(argv=None) -> None:
@@ -133,6 +156,14 @@ def main(argv=None) -> None:
         agree = "yes" if len(values) == 2 and abs(values[0] - values[1]) <= 1e-9 else "-"
         print(f"{n:>4} {cells[0]:>22} {cells[1]:>26} {cells[2]:>24}  {agree}", flush=True)
 
+    print("\nexact mode, best welfare with its proof (seconds; proof seconds; proven)")
+    for n in sizes:
+        res = run_isolated(f"{module}:case_milp_exact", {"n": n}, timeout=args.timeout)
+        d = res.data
+        print(f"  n={n:>3}: " + (f"{d['seconds']:.3f} s; proof {d['proof_seconds'] or 0:.3f} s; "
+                                 f"proven {d['proven']}" if res.status == "ok" else res.status),
+              flush=True)
+
     print("\nKuhn poker with a 10% rake: best and worst equilibrium welfare, exact")
     for cards in [int(c) for c in args.cards.split(",")]:
         res = run_isolated(f"{module}:case_kuhn_rake", {"cards": cards}, timeout=args.timeout)
@@ -141,15 +172,19 @@ def main(argv=None) -> None:
                                       f"binaries, {d['seconds']:.2f} s, NashConv {d['nash_conv']}"
                                       if res.status == "ok" else res.status), flush=True)
 
-    print("\nStackelberg (player 1 leads), random n x n: multiple LPs vs MILP (seconds; value)")
+    print("\nStackelberg (player 1 leads), random n x n: multiple LPs vs MILP, each with its "
+          "optimality proof (seconds; value; proven)")
     for n in sizes:
         cells = []
-        for method in ("multiple_lps", "milp"):
-            res = run_isolated(f"{module}:case_stackelberg", {"n": n, "method": method},
-                               timeout=args.timeout)
-            cells.append(f"{res.data['seconds']:.3f}; {res.data['leader_value']:.6g}"
+        for method, exact in (("multiple_lps", False), ("milp", False), ("multiple_lps", True),
+                              ("milp", True)):
+            res = run_isolated(f"{module}:case_stackelberg",
+                               {"n": n, "method": method, "exact": exact}, timeout=args.timeout)
+            cells.append(f"{res.data['seconds']:.3f}; {res.data['leader_value']:.6g}; "
+                         f"{'proven' if res.data['proven'] else 'NOT proven'}"
                          if res.status == "ok" else res.status)
-        print(f"  n={n:>3}: LPs {cells[0]:>18}   MILP {cells[1]:>18}", flush=True)
+        print(f"  n={n:>3}: LPs {cells[0]:>26}   MILP {cells[1]:>26}\n"
+              f"         exact LPs {cells[2]:>20}   exact MILP {cells[3]:>20}", flush=True)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,15 @@ converged restricted LP certified and both best responses recomputed exactly in 
 and lists the exact values after the table. ``--compare-sequential`` then solves the solved
 instances again one after another in the parent process (``lpgame.solve``, no Dask, no child
 processes) and prints the ratio of the two wall-clock times.
+
+**Reference guard.** Beside each instance the table prints the figures recorded at a named
+reference commit (``benchmarks/bench_tables_reference.json``, or ``--reference FILE``): its total
+seconds, the ratio of today's to it, and its value; the last column flags an instance that is
+more than :data:`SLOWER` times slower (``slower``), whose certificate (NashConv over the payoff
+range) is more than :data:`SLOWER` times the reference's (``less accurate``; figures below
+:data:`ACCURACY_FLOOR` count as that floor, since rounding alone reaches them), or whose value is
+more than :data:`VALUE_TOLERANCE` of the payoff range away from the reference's (``value``). Times
+are comparable only on the machine, and under the load, that the file names.
 """
 
 from __future__ import annotations
@@ -65,6 +74,47 @@ if __package__ in (None, ""):        # run as a script: make the repository impo
 
 from lpgame.sweep import SweepPoint  # noqa: E402
 from lpgame.sweep.isolation import gib  # noqa: E402
+
+REFERENCE_FILE = Path(__file__).with_name("bench_tables_reference.json")
+SLOWER = 1.5
+"""An instance more than this many times slower, or less accurate, than the reference is flagged."""
+ACCURACY_FLOOR = 1e-12
+"""Relative NashConv at or below this is rounding, whatever the commit: flags compare from here."""
+VALUE_TOLERANCE = 1e-9
+"""A value further than this fraction of the payoff range from the reference's is flagged."""
+
+
+def load_reference(path: Path | str = REFERENCE_FILE) -> dict:
+    """The reference file: ``{"commit": ..., "instances": {label: {"seconds", "value",
+    "relative_nash_conv", ...}}, ...}`` (an empty ``instances`` when the file is absent)."""
+    path = Path(path)
+    if not path.exists():
+        return {"commit": None, "instances": {}}
+    return json.loads(path.read_text())
+
+
+def reference_check(row: dict, reference: dict | None) -> tuple[float | None, list[str]]:
+    """(today's seconds / the reference's, flags) of one table row against its reference entry
+    (see the module docstring, **Reference guard**); (None, []) without a reference figure."""
+    if not reference or row.get("status") != "solved":
+        return None, []
+    flags = []
+    ratio = None
+    if reference.get("seconds") and row.get("seconds") is not None:
+        ratio = row["seconds"] / reference["seconds"]
+        if ratio > SLOWER:
+            flags.append("slower")
+    spread = row.get("payoff_range")
+    rel = (row["nash_conv"] / spread if row.get("nash_conv") is not None and spread
+           else None)
+    ref_rel = reference.get("relative_nash_conv")
+    if rel is not None and ref_rel is not None and \
+            max(rel, ACCURACY_FLOOR) > SLOWER * max(ref_rel, ACCURACY_FLOOR):
+        flags.append("less accurate")
+    if reference.get("value") is not None and row.get("value") is not None and spread and \
+            abs(row["value"] - reference["value"]) > VALUE_TOLERANCE * spread:
+        flags.append("value")
+    return ratio, flags
 
 
 @dataclass(frozen=True)
@@ -166,6 +216,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scheduler", default=None, help="a running Dask scheduler's address")
     parser.add_argument("--out", default=None, help="also keep the sweep's table (.csv/.parquet)")
     parser.add_argument("--resume", action="store_true", help="with --out: skip finished instances")
+    parser.add_argument("--reference", default=str(REFERENCE_FILE),
+                        help="the reference figures to print beside each instance and to flag "
+                             "against (default: benchmarks/bench_tables_reference.json)")
     parser.add_argument("--compare-sequential", action="store_true",
                         help="also solve the instances one after another in this process (no Dask, "
                              "no child processes) and print the wall-clock ratio")
@@ -179,6 +232,7 @@ def main(argv: list[str] | None = None) -> None:
              else memory_limit() // max(workers or 1, 1))
     points = table_points(args.only)
     by_label = {inst.label: inst for inst in INSTANCES}
+    reference = load_reference(args.reference)
     print(f"lpgame on Tablas 5.1–5.3 as one sweep ({len(points)} instances, "
           + (f"scheduler {args.scheduler}" if args.scheduler else f"{workers} local Dask workers")
           + f"); per instance: {args.max_seconds:g} s time limit, lpgame memory limit {gib(limit)}, "
@@ -186,24 +240,33 @@ def main(argv: list[str] | None = None) -> None:
     wall = time.perf_counter()
     result = sweep(points=points, exact=args.exact, task_time_limit=args.max_seconds,
                    task_memory=limit, workers=workers, scheduler=args.scheduler, out=args.out,
-                   resume=args.resume, progress=True)
+                   resume=args.resume, progress=True,
+                   fresh_child=True)    # each instance alone: no Dudo leaf values cached by another
     wall = time.perf_counter() - wall
     header = (f"{'instance':<15} {'nodes':>11} {'thesis N':>13} {'game s':>7} "
               f"{'solver s':>8} {'total s':>8} {'peak MiB':>8} {'LP rows×cols':>19} {'nnz':>10} "
-              f"{'value':>12} {'thesis u':>8} {'NashConv/range':>14}  status")
+              f"{'value':>12} {'thesis u':>8} {'NashConv/range':>14}  status"
+              f"  {'ref s':>7} {'×ref':>5} {'ref value':>12}  flags")
     print(header)
     print("-" * len(header))
     notes, oracle_notes, exact_notes = [], [], []
+    flagged = 0
     for row in result.rows:
         inst = by_label[row["point"]]
         rel = (row["nash_conv"] / row["payoff_range"]
                if row.get("nash_conv") is not None and row.get("payoff_range") else None)
         lp = f"{row['rows']}×{row['cols']}" if row.get("rows") is not None else "—"
+        ref = reference["instances"].get(inst.label, {})
+        ratio, flags = reference_check(row, ref)
         print(f"{inst.label:<15} {_fmt(row.get('nodes'), ',d'):>11} {inst.thesis_nodes:>13,d} "
               f"{_fmt(row.get('build_seconds'), '.2f'):>7} {_fmt(row.get('solve_seconds'), '.2f'):>8} "
               f"{_fmt(row.get('seconds'), '.2f'):>8} {_fmt(row.get('peak_mib'), '.0f'):>8} {lp:>19} "
               f"{_fmt(row.get('nnz'), ',d'):>10} {_fmt(row.get('value'), '.7f'):>12} "
-              f"{inst.thesis_value:>8.4f} {_fmt(rel, '.1e'):>14}  {row['status']}", flush=True)
+              f"{inst.thesis_value:>8.4f} {_fmt(rel, '.1e'):>14}  {row['status']}"
+              f"  {_fmt(ref.get('seconds'), '.2f'):>7} {_fmt(ratio, '.2f'):>5} "
+              f"{_fmt(ref.get('value'), '.10f'):>12}  {', '.join(flags) or ('ok' if ref else '')}",
+              flush=True)
+        flagged += bool(flags)
         if row["status"] != "solved":
             notes.append(f"{inst.label}: {row['error']}")
         if row.get("value_exact") is not None:
@@ -228,6 +291,10 @@ def main(argv: list[str] | None = None) -> None:
         print("\nNot solved:")
         for note in notes:
             print(f"  {note}")
+    machine = reference.get("machine", "machine not named")
+    print(f"\nreference: commit {reference.get('commit')} ({machine}); {flagged} instance(s) "
+          f"flagged (more than {SLOWER:g}× slower or less accurate, or the value off by more than "
+          f"{VALUE_TOLERANCE:g} of the range)")
     print(f"\nsweep wall clock: {wall:.1f} s (cluster start, one child process per instance)")
     if args.compare_sequential:
         solved = [p for p, r in zip(points, result.rows) if r["status"] == "solved"]

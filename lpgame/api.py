@@ -60,7 +60,7 @@ def game_info(game) -> GameInfo:
 
 
 def solve(game, concept: str = "nash", exact: bool = False, backend: str = "highs",
-          abstraction: str | None = None, **options) -> SolveResult:
+          abstraction: str | None = None, progress=None, **options) -> SolveResult:
     """Solve ``game`` for a registered solution concept and certify the answer.
 
     Parameters
@@ -83,6 +83,12 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
         abstract game with the concept, lift the strategies and certify them in the original
         game (:mod:`lpgame.abstraction.solve`); for concepts whose certificate lifts (nash,
         maximin).
+    progress:
+        Show the progress of long work (:mod:`lpgame.progress`: tree expansion, the solver's
+        iterations, double-oracle and column-generation rounds): True draws a live line on
+        standard error when it is a terminal, a callable receives ``(what, figures)``, False
+        silences. None (the default) leaves it to the reporter installed around the call, if any:
+        the library is quiet unless asked.
     options:
         The concept's own options (``algorithm``, ``objective``, ...) and the solver's
         (``solver``, ``threads``, ``time_limit``, ...).
@@ -94,6 +100,10 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
     ConceptMismatchError
         The game does not fit the concept; the message names the concepts that do.
     """
+    if progress is not None:
+        from lpgame.progress import reporting
+        with reporting(progress):
+            return solve(game, concept, exact, backend, abstraction, None, **options)
     start = time.perf_counter()
     load_concepts()
     if not isinstance(exact, bool):

@@ -15,10 +15,14 @@
     lpgame cfr NAME [key=value ...] [--algo cfr+] [--iterations N] [--plot PATH] [--json PATH|-]
     lpgame convert NAME OUT.efg|OUT.nfg [key=value ...]   (lpgame.cli_interop; solve --format csv)
 
-NAME is a catalog name (``lpgame games``) or a game file (``.efg``, ``.nfg``). Tables go to standard
-output; ``--json -`` writes one JSON object to standard output instead (schemas in README.md) and
-``--json PATH`` writes it to a file. Progress (stages with timings) goes to standard error unless
-``--quiet``. Errors are reported in one line, ``lpgame: error: ...``, with exit status 2.
+NAME is a catalog name (``lpgame games``), a game file (``.efg``, ``.nfg``; a bundled model such as
+``kuhn_poker.efg`` by its name), ``-`` (a game file on standard input) or ``openspiel:NAME(params)``
+(an OpenSpiel game). Tables go to standard output; ``--json -`` writes one JSON object to standard
+output instead (schemas in README.md) and
+``--json PATH`` writes it to a file. Progress (stages with timings and a live line of figures,
+:mod:`lpgame.progress`) goes to standard error when it is a terminal; ``--verbose`` adds the solver's
+own log (also into a pipe or file), ``--quiet`` silences both. Errors are reported in one line,
+``lpgame: error: ...``, with exit status 2.
 """
 
 from __future__ import annotations
@@ -153,20 +157,8 @@ def _solver_options(args) -> dict:
 def _concept_options(args) -> dict:
     """The registered options given on the command line, converted by the chosen concept's
     declared types (one flag per option name across the registry)."""
-    from lpgame.registry import entries
-    options = {}
-    named = entries(args.concept)
-    for name in _option_flags():
-        text = getattr(args, name, None)
-        if text is None:
-            continue
-        declared = next((c.option(name) for c in named if c.option(name) is not None), None)
-        if declared is None:
-            from lpgame.registry import concepts
-            owners = sorted({c.name for c in concepts() if c.option(name) is not None})
-            raise LpgameError(f"{_flag_of(name)} is an option of {', '.join(owners)}, not of "
-                              f"concept {args.concept!r}")
-        options[name] = text if declared.type is bool else declared.from_text(text, args.concept)
+    from lpgame.registry import concept_options_from
+    options = concept_options_from(args, args.concept)
     if getattr(args, "checkpoint", None):
         from pathlib import Path
         if Path(args.checkpoint).exists():
@@ -420,39 +412,16 @@ def _add_decimals(p: argparse.ArgumentParser) -> None:
                         "digits, no more than the certificate supports)")
 
 
-def _option_flags() -> dict:
-    """Every registered concept option that has a command-line flag, by name: (flag, kind, help)."""
-    from lpgame.api import concepts
-    flags: dict = {}
-    for c in concepts():
-        for o in c.options:
-            if not o.cli:
-                continue
-            flag, is_bool, helps = flags.get(o.name, (o.cli_flag, o.type is bool, []))
-            helps.append(f"{c.name}: {o.help}")
-            flags[o.name] = (flag, is_bool and o.type is bool, helps)
-    return flags
-
-
-def _flag_of(name: str) -> str:
-    return _option_flags().get(name, ("--" + name.replace("_", "-"),))[0]
-
-
 def _add_concept_flags(p: argparse.ArgumentParser) -> None:
-    """``--concept`` and one flag per registered option (lpgame.registry), built at run time so
-    that a newly registered concept needs no edit here."""
-    from lpgame.api import concepts
-    names = sorted({c.name for c in concepts()})
-    p.add_argument("--concept", default="nash", choices=names, metavar="CONCEPT",
-                   help="one of " + ", ".join(names) + " (default nash; 'lpgame concepts' "
-                        "describes each)")
-    for name, (flag, is_bool, helps) in sorted(_option_flags().items()):
-        text = "; ".join(helps).replace("%", "%%")   # argparse formats help with %: keep % literal
-        if is_bool:     # --flag / --no-flag: options whose default is True can be turned off
-            p.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None,
-                           help=text)
-        else:
-            p.add_argument(flag, dest=name, default=None, metavar=name.upper(), help=text)
+    """``--concept`` and one flag per registered option (:func:`lpgame.registry.add_concept_flags`,
+    which ``lpgame sweep`` shares), built at run time so that a newly registered concept needs no
+    edit here."""
+    from lpgame.registry import add_concept_flags
+    add_concept_flags(p)
+
+
+GAME_HELP = ("catalog name, game file (.efg, .nfg; bundled models by name), - (a game file on "
+             "standard input) or openspiel:NAME(params)")
 
 
 def build_parser(deferred: bool = False) -> argparse.ArgumentParser:
@@ -465,7 +434,7 @@ def build_parser(deferred: bool = False) -> argparse.ArgumentParser:
 
     def common(p, params=True):
         if params:
-            p.add_argument("name", help="catalog name or game file (.efg, .nfg)")
+            p.add_argument("name", help=GAME_HELP)
             p.add_argument("params", nargs="*", help="game parameters key=value")
         p.add_argument("--json", metavar="PATH|-", help="write one JSON object (- for stdout)")
         p.add_argument("--quiet", action="store_true", help="no progress on standard error")
@@ -497,7 +466,7 @@ def build_parser(deferred: bool = False) -> argparse.ArgumentParser:
     add_format_flag(p)
     _add_decimals(p)
     p = sub.add_parser("evaluate", help="value, best responses and NashConv of a strategy file")
-    p.add_argument("name")
+    p.add_argument("name", help=GAME_HELP)
     p.add_argument("strategy", help="strategy JSON (a solve result or {'strategies': [...]})")
     p.add_argument("params", nargs="*")
     p.add_argument("--exact", action="store_true")
@@ -506,8 +475,9 @@ def build_parser(deferred: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--verbose", action="store_true", help="the solver's own log on standard error")
     _add_decimals(p)
     p = sub.add_parser("verify", help="how far a strategy file is from equilibrium, and where")
-    p.add_argument("name")
-    p.add_argument("strategy", help="strategy file: JSON (result or strategies) or CSV")
+    p.add_argument("name", help=GAME_HELP)
+    p.add_argument("strategy", help="strategy file: JSON (result or strategies), CSV, or an "
+                   "OpenSpiel policy as JSON (TabularPolicy.to_dict())")
     p.add_argument("params", nargs="*")
     p.add_argument("--top", type=int, default=5, help="how many worst information sets to list")
     p.add_argument("--rank-by", default="loss", choices=["loss", "guarantee_gain"],
@@ -547,7 +517,7 @@ def build_parser(deferred: bool = False) -> argparse.ArgumentParser:
                    help="draw the refined equilibrium (rational play at unreached sets too)")
     p.add_argument("--heatmap", action="store_true", help="also a strategy heat map per player")
     from lpgame.sweep.command import add_sweep_parser
-    add_sweep_parser(sub)
+    add_sweep_parser(sub, deferred=deferred)
     add_convert_parser(sub)
     return parser
 

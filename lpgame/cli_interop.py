@@ -128,11 +128,11 @@ def check_output_file(path: str) -> None:
     """Refuse, before any work, an output file lpgame cannot write: not .efg/.nfg, a folder, a
     missing or read-only folder."""
     target = Path(path)
+    if target.is_dir():
+        raise OptionError(f"{path}: is a folder; give a file name")
     if target.suffix.lower() not in GAME_SUFFIXES:
         raise OptionError(f"{path}: unknown game file type {target.suffix or '(no extension)'!r}; "
                           f"lpgame convert writes {', '.join(GAME_SUFFIXES)}")
-    if target.is_dir():
-        raise OptionError(f"{path}: is a folder; give a file name")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise OptionError(f"{path}: the folder {folder} does not exist")
@@ -195,9 +195,9 @@ def normal_form(game, name: str, params: dict, max_profiles: int, progress):
     total = math.prod(counts)
     if total > max_profiles:
         raise ModelTooLargeError(
-            f"{sf.game.name}: its reduced normal form has {' × '.join(f'{c:,}' for c in counts)} = "
-            f"{total:,} pure profiles, more than --max-profiles {max_profiles:,}; write it as .efg, "
-            "or raise --max-profiles")
+            f"{sf.game.name}: its reduced normal form has {' × '.join(map(_count, counts))} = "
+            f"{_count(total)} pure profiles, more than --max-profiles {max_profiles:,}; write it as "
+            ".efg, or raise --max-profiles")
     progress(f"reduced normal form: {' × '.join(map(str, counts))} plans")
     plans = [enumerate_reduced_plans(sf, i, max_plans=max_profiles) for i in range(sf.num_players)]
     payoffs = exact_plan_payoffs(sf, plans)
@@ -206,16 +206,28 @@ def normal_form(game, name: str, params: dict, max_profiles: int, progress):
                           player_names=list(sf.game.player_names))
 
 
+def _count(number: int) -> str:
+    """A count with thousands separators, or its order of magnitude when it is huge."""
+    digits = len(str(number))
+    return f"{number:,}" if digits <= 12 else f"about 10^{digits - 1}"
+
+
 def exact_plan_payoffs(sf, plans) -> list:
     """u_i(π_1, ..., π_n) = Σ_z p_c(z) u_i(z) Π_k π_k[σ_k(z)] over every profile of reduced plans,
-    in Fractions: shape (players, |Π_1|, ..., |Π_n|)."""
+    shape (players, |Π_1|, ..., |Π_n|): in Fractions, or in floats for a game whose float chance
+    probabilities have no exact reading."""
     import numpy as np
 
-    chance, payoffs = sf.exact_terminal_data()
+    from lpgame.errors import InvalidGameError
+    try:
+        chance, payoffs = sf.exact_terminal_data()
+        zero = Fraction(0)
+    except InvalidGameError:
+        chance, payoffs, zero = sf.terminal_chance.tolist(), sf.terminal_payoffs.tolist(), 0.0
     n = sf.num_players
     shape = tuple(len(p) for p in plans)
     table = np.empty((n, *shape), dtype=object)
-    table.fill(Fraction(0))
+    table.fill(zero)
     for z, (reach, leaf) in enumerate(zip(chance, payoffs)):
         if reach == 0:
             continue

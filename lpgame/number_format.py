@@ -73,16 +73,17 @@ def check_decimals(value) -> int | None:
 
 
 def parse_decimals(text: str) -> int:
-    """A command-line ``--decimals`` value, or :class:`~lpgame.errors.OptionError`."""
+    """A command-line ``--decimals`` value, or :class:`~lpgame.errors.OptionError` (its message
+    follows argparse's ``argument --decimals:``)."""
     try:
         value = int(text)
     except ValueError:
-        raise OptionError(f"--decimals must be a whole number from 0 to {MAX_DECIMALS}; "
-                          f"got {text!r}") from None
+        raise OptionError(f"must be a whole number from 0 to {MAX_DECIMALS}; got {text!r}"
+                          ) from None
     try:
         return check_decimals(value)
     except OptionError:
-        raise OptionError(f"--decimals must be from 0 to {MAX_DECIMALS}; got {text!r}") from None
+        raise OptionError(f"must be from 0 to {MAX_DECIMALS}; got {text!r}") from None
 
 
 def format_number(value, digits: int = DIGITS, decimals: int | None = None,

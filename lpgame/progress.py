@@ -105,15 +105,16 @@ class TerminalProgress(Reporter):
         self.start = time.perf_counter()
         self.stage_name = ""
         self.stage_start = self.start
-        self.what = ""
-        self.figures: dict = {}
+        self.latest: dict[str, dict] = {}     # what → its latest figures, in first-seen order
         self._live = None
         self._spinner = None
+        self._finished = False
         self._lock = threading.Lock()
 
     def _started(self):
+        """The live display, started on first use; None once :meth:`finish` has run."""
         with self._lock:
-            if self._live is None:
+            if self._live is None and not self._finished:
                 from rich.console import Console
                 from rich.live import Live
                 from rich.spinner import Spinner
@@ -121,41 +122,61 @@ class TerminalProgress(Reporter):
                 self._spinner = Spinner("dots", text="")
                 self._live = Live(console=console, get_renderable=self._render, transient=True,
                                   refresh_per_second=self.refresh_per_second,
-                                  redirect_stdout=False, redirect_stderr=True)
+                                  redirect_stdout=False,
+                                  redirect_stderr=self.stream is sys.stderr)
                 self._live.start()
             return self._live
 
     def _print(self, text: str) -> None:
-        self._started().console.print(text, markup=False, highlight=False, soft_wrap=True)
+        live = self._started()
+        if live is not None:
+            live.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def stage(self, name: str) -> None:
         now = time.perf_counter()
-        self.stage_name, self.stage_start, self.what, self.figures = name, now, "", {}
+        self.stage_name, self.stage_start, self.latest = name, now, {}
         self._print(f"[{now - self.start:7.2f}s] {name}")
+        live = self._started()
+        if live is not None:
+            live.refresh()       # the live line names the new stage at once
 
     def update(self, what: str, figures: dict) -> None:
-        self.what, self.figures = what, dict(figures)
+        latest = dict(self.latest)            # replaced whole: the drawing thread reads it
+        latest[what] = dict(figures)
+        while len(latest) > self.SHOWN:
+            del latest[next(iter(latest))]
+        self.latest = latest
         self._started()
 
     def log(self, text: str) -> None:
         self._print(text.rstrip("\n"))
 
+    SHOWN = 2
+    """How many kinds of work the live line shows (an outer loop and the solver inside it)."""
+
     def line(self) -> str:
-        """The live line's text: stage, what is under way, its figures, seconds in the stage."""
-        parts = [p for p in (self.stage_name, self.what) if p]
-        head = " — ".join(parts) or "working"
-        figures = " · ".join(f"{key.replace('_', ' ')} {format_figure(value)}"
-                             for key, value in self.figures.items())
+        """The live line's text: the stage, each kind of work under way with its latest figures,
+        and the seconds spent in the stage."""
+        parts = [self.stage_name] if self.stage_name else []
+        for what, figures in self.latest.items():
+            shown = " · ".join(f"{key.replace('_', ' ')} {format_figure(value)}"
+                               for key, value in figures.items())
+            if shown:
+                parts.append(f"{what}: {shown}")
+            elif what != self.stage_name:
+                parts.append(what)
         seconds = time.perf_counter() - self.stage_start
-        return f"{head}{': ' + figures if figures else ''} ({seconds:.1f} s)"
+        return f"{' — '.join(parts) or 'working'} ({seconds:.1f} s)"
 
     def _render(self):
-        self._spinner.update(text=self.line())
+        from rich.text import Text
+        self._spinner.update(text=Text(self.line(), no_wrap=True, overflow="ellipsis"))
         return self._spinner
 
     def finish(self) -> None:
+        """Erase the live line and stop drawing; what is reported afterwards is dropped."""
         with self._lock:
-            live, self._live = self._live, None
+            live, self._live, self._finished = self._live, None, True
         if live is not None:
             live.stop()
 
@@ -247,6 +268,7 @@ def reporting(progress) -> Iterator[Reporter | None]:
 
 
 def stream_is_terminal(stream) -> bool:
+    """Whether ``stream`` is an open terminal (not a pipe, a file or an in-memory buffer)."""
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):     # closed, or not a real file

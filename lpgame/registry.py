@@ -288,9 +288,20 @@ def entries(name: str) -> list[Concept]:
 
 
 def fitting_names(info: GameInfo) -> list[str]:
-    """Names of the concepts with an entry that accepts a game of ``info``."""
+    """The concepts with an entry that accepts a game of ``info``, by name; a concept whose only
+    such entries are selected by options says which (``efce (method=column_generation)``)."""
     _load()
-    return sorted({c.name for c in _REGISTRY.values() if c.accepts(info) and not c.requires})
+    fitting: dict[str, list[Concept]] = {}
+    for c in _REGISTRY.values():
+        if c.accepts(info):
+            fitting.setdefault(c.name, []).append(c)
+    out = []
+    for name, found in sorted(fitting.items()):
+        if any(not c.requires for c in found):
+            out.append(name)
+        else:
+            out.append(f"{name} ({' or '.join(sorted(', '.join(c.requires) for c in found))})")
+    return out
 
 
 def _specificity(c: Concept) -> tuple:
@@ -394,3 +405,61 @@ def _number(text: str):
 def _type_words(kind: type) -> str:
     return {int: "an integer", float: "a number", tuple: "comma-separated numbers"}.get(
         kind, kind.__name__)
+
+
+# ---------------------------------------------------------------- command-line flags of the options
+
+
+def option_flags() -> dict[str, tuple[str, bool, list[str]]]:
+    """Every registered option that has a command-line flag, by name: (flag, whether it is an
+    on/off flag, its help as "concept: help" for each concept that declares it)."""
+    flags: dict = {}
+    for c in concepts():
+        for o in c.options:
+            if not o.cli:
+                continue
+            flag, is_bool, helps = flags.get(o.name, (o.cli_flag, o.type is bool, []))
+            helps.append(f"{c.name}: {o.help}")
+            flags[o.name] = (flag, is_bool and o.type is bool, helps)
+    return flags
+
+
+def add_concept_flags(parser, leave_out: tuple[str, ...] = ()) -> None:
+    """Add ``--concept`` and one flag per registered option (except the names in ``leave_out``)
+    to an :class:`argparse.ArgumentParser`: ``lpgame solve`` and ``lpgame sweep`` take the same
+    ones, and a newly registered concept needs no edit to either."""
+    import argparse
+
+    names = concept_names()
+    parser.add_argument("--concept", default="nash", choices=names, metavar="CONCEPT",
+                        help="one of " + ", ".join(names) + " (default nash; 'lpgame concepts' "
+                             "describes each)")
+    for name, (flag, is_bool, helps) in sorted(option_flags().items()):
+        if name in leave_out:
+            continue
+        text = "; ".join(helps).replace("%", "%%")   # argparse formats help with %: keep % literal
+        if is_bool:     # --flag / --no-flag: options whose default is True can be turned off
+            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction,
+                                default=None, help=text)
+        else:
+            parser.add_argument(flag, dest=name, default=None, metavar=name.upper(), help=text)
+
+
+def concept_options_from(arguments, concept: str) -> dict:
+    """The registered options given on a command line (parsed ``arguments`` of a parser with
+    :func:`add_concept_flags`), converted by ``concept``'s declared types; OptionError for a flag
+    that ``concept`` does not take, naming the concepts that do."""
+    options = {}
+    named = entries(concept)
+    flags = option_flags()
+    for name, (flag, _, _) in flags.items():
+        text = getattr(arguments, name, None)
+        if text is None:
+            continue
+        declared = next((c.option(name) for c in named if c.option(name) is not None), None)
+        if declared is None:
+            owners = sorted({c.name for c in concepts() if c.option(name) is not None})
+            raise OptionError(f"{flag} is an option of {', '.join(owners)}, not of concept "
+                              f"{concept!r}")
+        options[name] = text if declared.type is bool else declared.from_text(text, concept)
+    return options

@@ -186,14 +186,14 @@ class SolveResult:
         return f"{self.game}: {self.concept}"
 
     def variant_text(self) -> str:
-        """The registry entry that ran, for the headline: `` [zero_sum]``, `` [refinement: qpe]``,
-        `` [zero_sum, double oracle]``; empty for a concept's only (default) entry."""
+        """The registry entry that ran, for the headline: `` [lp]``, `` [refinement: qpe]``,
+        `` [lp, abstraction gameshrink]``; empty for a concept's only (default) entry."""
         words = [] if self.variant == "default" else [self.variant]
         refinement = self.extra.get("refinement")
         if isinstance(refinement, dict) and refinement.get("name") and words:
             words[0] += f": {refinement['name']}"
-        if isinstance(self.extra.get("double_oracle"), dict):
-            words.append("double oracle")
+        if isinstance(self.extra.get("double_oracle"), dict) and "double_oracle" not in words:
+            words.append("double_oracle")
         if isinstance(self.extra.get("abstraction"), dict):
             words.append(f"abstraction {self.extra['abstraction'].get('method', '')}".rstrip())
         return f" [{', '.join(words)}]" if words else ""

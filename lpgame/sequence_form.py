@@ -33,6 +33,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame import progress
 from lpgame.errors import InvalidGameError, StrategyError
 from lpgame.exact_probabilities import ExactConversion, exact_probability, exact_row
 from lpgame.game.normal_form import NormalFormGame
@@ -113,6 +114,7 @@ class SequenceForm:
             game = game.to_extensive()
         if not isinstance(game, IndexedGame):
             raise InvalidGameError(f"cannot build a sequence form from {type(game).__name__}")
+        progress.report("compiling the sequence form")
         return cls(game)
 
     # ------------------------------------------------------------------ leaves (lazy for structured games)

@@ -5,7 +5,8 @@ module imports another module's private name, and no module grows past what a re
 Layers, from the bottom:
 
 0. errors, limits, rational, registry (data only), io.json_io, moved_modules (old import paths),
-   number_format (how every command prints numbers)
+   number_format (how every command prints numbers), progress (what long work reports, shown
+   only when asked)
 1. game models: game/, io/ readers of game files (gambit with its gambit_* readers and writer,
    openspiel, files; gambit_tokens, the lexical layer, needs only layer 0), the ordered-signal
    models of abstraction/ (signal_rules, ordered_game, compile, views, signal_tree), the catalog
@@ -43,7 +44,7 @@ ROOT = Path(lpgame.__file__).parent
 LAYERS: list[tuple[str, ...]] = [
     ("lpgame.errors", "lpgame.limits", "lpgame.rational", "lpgame.exact_probabilities",
      "lpgame.registry", "lpgame.io", "lpgame.io.json_io", "lpgame.lazy", "lpgame.io.safe_files",
-     "lpgame.moved_modules", "lpgame.number_format"),
+     "lpgame.moved_modules", "lpgame.number_format", "lpgame.progress"),
     ("lpgame.game", "lpgame.io.gambit", "lpgame.io.gambit_efg_reader", "lpgame.io.gambit_nfg_reader",
      "lpgame.io.gambit_writer", "lpgame.io.openspiel", "lpgame.io.files",
      "lpgame.abstraction.signal_rules", "lpgame.abstraction.ordered_game", "lpgame.abstraction.compile",

@@ -277,7 +277,23 @@ def test_command_line_best_nash_welfare_beside_the_ce(capsys):
     assert main(["solve", "chicken", "--objective", "welfare", "--exact", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "best Nash equilibrium for objective welfare (weights 1, 1): 28/3" in out
-    assert "best correlated equilibrium (ce) for the same objective: 10.5" in out
+    # exact mode: the CE beside it is exact too (issue 34: 21/2, not 10.499999999)
+    assert "best correlated equilibrium (ce) for the same objective: 21/2" in out
     assert main(["solve", "chicken", "--objective", "1,2", "--worst", "--json", "-", "--quiet"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["variant"] == "optimal" and data["weights"] == [1.0, 2.0] and data["worst"] is True
+
+
+def test_exact_mode_says_plainly_when_optimality_is_not_proven():
+    """Issue 34: beyond the enumeration's size (13 × 13 = 169 profiles > 121) exact mode certifies
+    the equilibrium exactly but cannot prove the optimum exactly, and says so."""
+    payoffs = np.random.default_rng(3).integers(-9, 10, size=(2, 13, 13))
+    sf = compile_game(NormalFormGame(payoffs, name="random 13x13"))
+    r = solve_optimal_nash(sf, "welfare", exact=True, beside_ce=False)
+    assert r.certificate.nash_conv == 0 and not r.extra["optimality"]["proven"]
+    assert "not proven exactly" in r.extra["optimality"]["method"]
+    assert any(note.startswith("NOT PROVEN OPTIMAL") for note in r.extra["notes"])
+    floats = solve_optimal_nash(sf, "welfare", beside_ce=False)
+    assert floats.extra["optimality"]["proven"]               # the MILP's bound, in floats
+    assert float(Fraction(r.extra["objective_value"])) == pytest.approx(
+        floats.extra["objective_value"], abs=1e-9 * 36)

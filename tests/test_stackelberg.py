@@ -176,3 +176,14 @@ def test_command_line_leader_flag(capsys):
     assert main(["solve", "signaling_game", "--concept", "stackelberg", "--leader", "1", "--exact",
                  "--quiet"]) == 0
     assert "leader's value 4, follower's value 6" in capsys.readouterr().out
+
+
+def test_floating_point_check_proves_kuhn_commitment():
+    """Issue 34: the MILP's commitment is checked by one LP per follower reduced plan (64 for
+    Kuhn's player 2); the LPs HiGHS calls infeasible are proven so by their least-gain LP, so the
+    bound is the value (−1/18, von Neumann's value of Kuhn poker) and the answer is optimal."""
+    r = solve_stackelberg(make("kuhn_poker"), leader=1)
+    check, optimality = r.extra["check"], r.extra["optimality"]
+    assert check["lps"] == 64 and check["unresolved"] == 0 and check["proven_infeasible"] > 0
+    assert optimality["proven"] and optimality["bound"] == pytest.approx(-1 / 18, abs=1e-9)
+    assert r.extra["leader_value"] == pytest.approx(-1 / 18, abs=1e-9)

@@ -57,6 +57,19 @@ def test_parse_values_refuses_malformed_lists_with_the_parameter_named(text):
         parse_values("N", text)
 
 
+@pytest.mark.parametrize("text, fix", [("2-10", "2..10"), ("2:10", "2..10"), ("2–10", "2..10"),
+                                       ("2 - 10", "2..10"), ("3 to 5", "3..5"), ("1,4-6", "4..6")])
+def test_a_range_written_with_another_separator_is_refused_with_its_right_form(text, fix):
+    with pytest.raises(OptionError, match=rf"not a value; a range of integers is written A\.\.B "
+                                          rf"\(here {re.escape(fix)}\)"):
+        parse_values("N", text)
+
+
+def test_negative_numbers_floats_and_text_with_dashes_are_values_not_ranges():
+    assert parse_values("x", "-3,1e-5,2.5,-1..1") == [-3, 1e-5, 2.5, -1, 0, 1]
+    assert parse_values("deal", "ranks-only") == ["ranks-only"]
+
+
 def test_parse_grid_refuses_a_pair_without_value_and_a_repeated_key():
     with pytest.raises(OptionError, match="KEY=VALUES"):
         parse_grid(["N"])
@@ -298,6 +311,105 @@ def test_command_line_forms_become_sweep_arguments(tmp_path):
         sweep_arguments(_args(["dudo", "K=3", "--retry-failed"]))
 
 
+def test_the_command_refuses_a_miswritten_range_before_writing_anything(tmp_path, capsys):
+    from lpgame.cli import main
+    out = tmp_path / "t.csv"
+    assert main(["sweep", "one_card_poker", "N=2-10", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("lpgame: error: sweep parameter N='2-10'") and "(here 2..10)" in err
+    assert len(err.splitlines()) == 1 and not out.exists()
+
+
+def test_strategy_and_game_files_that_are_empty_or_folders_are_named_for_what_they_are(tmp_path,
+                                                                                        capsys):
+    from lpgame.cli import main
+    empty_json, empty_efg = tmp_path / "empty.json", tmp_path / "empty.efg"
+    empty_json.write_text("")
+    empty_efg.write_text("")
+    with pytest.raises(OptionError, match="^empty, not a strategy file: /dev/null "
+                                          r"\(a strategy file holds JSON or CSV"):
+        verify_points("kuhn_poker", {}, ["/dev/null"])
+    with pytest.raises(OptionError, match="empty, not a strategy file: .*empty.json"):
+        verify_points("kuhn_poker", {}, [str(empty_json)])
+    with pytest.raises(OptionError, match="^folder.*not a strategy file"):
+        verify_points("kuhn_poker", {}, [str(tmp_path)])
+    with pytest.raises(OptionError, match="^no such strategy file.*missing.json; empty"):
+        verify_points("kuhn_poker", {}, [str(tmp_path / "missing.json"), "/dev/null"])
+    with pytest.raises(OptionError, match="empty, not a game file: .*empty.efg"):
+        file_points([str(empty_efg)])
+    assert main(["sweep", "verify", "kuhn_poker", "/dev/null", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lpgame: error: empty, not a strategy file: /dev/null")
+    assert "no such" not in err
+
+
+def test_the_concept_options_of_the_registry_are_sweep_flags_as_for_solve():
+    from lpgame.equilibria.correlated.ce_cce import parse_objective
+
+    def options(*argv):
+        kwargs = sweep_arguments(_args(["kuhn_poker", "players=3", "cards=3..4", *argv]))
+        return kwargs["concept"], kwargs["options"]
+
+    assert options("--concept", "tmecor", "--team", "1,2") == ("tmecor", {"team": (1, 2)})
+    assert options("--concept", "stackelberg", "--leader", "2") == ("stackelberg", {"leader": 2})
+    assert options("--refinement", "qpe", "--worst") == ("nash", {"refinement": "qpe",
+                                                                   "worst": True})
+    assert options("--algorithm", "double_oracle", "--threads", "2") == (
+        "nash", {"algorithm": "double_oracle", "threads": 2})
+    assert options("--concept", "ce", "--objective", "1,2") == ("ce", {"objective":
+                                                                     parse_objective("1,2")})
+    with pytest.raises(OptionError, match="--team is an option of tmecor, not of concept 'nash'"):
+        options("--team", "1,2")
+    with pytest.raises(OptionError, match="--leader of concept 'stackelberg' must be an integer"):
+        options("--concept", "stackelberg", "--leader", "first")
+    with pytest.raises(OptionError, match="unknown algorithm 'simplex' for concept 'nash'"):
+        options("--algorithm", "simplex")       # refused before any point runs, as by solve
+    with pytest.raises(OptionError, match="unknown method 'nope' for concept 'efce'"):
+        options("--concept", "efce", "--method", "nope")
+    assert options("--concept", "efce", "--method", "column_generation")[1] == {
+        "method": "column_generation"}         # one entry's choice is enough
+    with pytest.raises(OptionError, match="exclude each other"):
+        options("--fresh-child", "--in-worker")
+    with pytest.raises(OptionError, match="--threads must be at least 1"):
+        options("--threads", "0")
+    for refused in (["--concept", "nope"], ["--checkpoint", "c.json"]):   # a checkpoint is one solve's
+        with pytest.raises(SystemExit):
+            _args(["kuhn_poker", "cards=3", *refused])
+
+
+def test_lpgame_sweep_help_lists_the_registry_flags(capsys):
+    from lpgame.cli import main
+    assert main(["sweep", "--help"]) == 0
+    text = capsys.readouterr().out
+    for flag in ("--concept", "--team", "--leader", "--refinement", "--worst", "--objective",
+                 "--fresh-child"):
+        assert flag in text
+
+
+def test_an_unreachable_scheduler_leaves_the_table_as_it_was(tmp_path, monkeypatch):
+    import distributed
+
+    from lpgame.sweep import sweep
+
+    def refuse(*args, **kwargs):
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    out = tmp_path / "new.csv"
+    with pytest.raises(OptionError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        sweep("one_card_poker", {"N": [3]}, scheduler="tcp://127.0.0.1:9", out=out, progress=False)
+    assert not out.exists()
+    kept = tmp_path / "kept.csv"              # a table being resumed is not rewritten either
+    TableWriter(kept, columns_for(["N"]), [{"point": "one_card_poker N=4", "N": 4,
+                                            "concept": "nash", "exact": False,
+                                            "status": "error", "error": "x"}])
+    before = kept.read_bytes()
+    with pytest.raises(OptionError, match="cannot reach"):
+        sweep("one_card_poker", {"N": [3, 4]}, scheduler="tcp://127.0.0.1:9", out=kept,
+              resume=True, retry_failed=True, progress=False)
+    assert kept.read_bytes() == before
+
+
 def test_sweep_refuses_bad_settings_before_starting_a_cluster(tmp_path):
     from lpgame.sweep import sweep
     with pytest.raises(OptionError, match="task memory"):
@@ -346,6 +458,21 @@ def test_resume_keeps_finished_rows_other_points_and_retries_failed_ones_on_requ
         run([3], resume=True, concept="maximin")
     with pytest.raises(OptionError, match="resume needs"):
         sweep("one_card_poker", {"N": [3]}, resume=True, client=threads_client, progress=False)
+
+
+def test_a_tmecor_sweep_from_the_command_line_gives_the_rows_of_single_solves(threads_client,
+                                                                            tmp_path):
+    from lpgame.sweep import sweep
+    kwargs = sweep_arguments(_args(["kuhn_poker", "players=3", "cards=3..4", "--concept", "tmecor",
+                                    "--team", "1,2", "--in-worker", "--quiet",
+                                    "--out", str(tmp_path / "t.csv")]))
+    result = sweep(**kwargs, client=threads_client)
+    for row in result.rows:
+        single = lpgame.solve(make("kuhn_poker", players=3, cards=row["cards"]), concept="tmecor",
+                              team=(1, 2))
+        assert row["status"] == "solved", row["error"]
+        assert row["value"] == pytest.approx(float(single.value), abs=1e-9)
+        assert row["gain"] is not None and abs(row["gain"]) <= 1e-9
 
 
 def _matrix_game_value(a: np.ndarray) -> float:

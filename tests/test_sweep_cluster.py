@@ -22,6 +22,8 @@ import pytest
 import lpgame
 from lpgame.games import make
 from lpgame.sweep import SweepPoint, add_sweep_parser, read_table, run_sweep_command, sweep
+from lpgame.sweep.task import WARM_UP_TARGET
+from lpgame.sweep.warm import shared_pool
 
 pytestmark = pytest.mark.slow        # Dask clusters and child processes: about a minute of CPU
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -107,7 +109,8 @@ def test_local_sweep_from_the_command_line_is_certified_and_equals_single_solves
     assert rc == 0
     rows = read_table(out)
     assert sorted(r["N"] for r in rows) == list(OCP_RANGE)
-    assert len({r["worker"] for r in rows}) >= 1
+    assert len({r["worker"] for r in rows}) >= 1           # the warm children that ran the points
+    assert shared_pool(WARM_UP_TARGET).idle == 0            # and ended with the local cluster
     for row in rows:
         assert row["status"] == "solved", row
         single = lpgame.solve(make("one_card_poker", N=row["N"]))

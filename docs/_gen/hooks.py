@@ -37,7 +37,6 @@ import tomllib
 from fractions import Fraction
 from pathlib import Path
 
-
 log = logging.getLogger("mkdocs.hooks.lpgame")
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -52,7 +51,7 @@ EXTRA_MODULES = [
     ("lpgame.draw", ["draw_tree", "draw_strategy_heatmap"]),
     ("lpgame.analysis.verify", ["verify"]),
     ("lpgame.learning", ["run"]),
-    ("lpgame.io.gambit", None),
+    ("lpgame.io.files", ["read_game_file", "write_game_file"]),
     ("lpgame.io.openspiel", None),
     ("lpgame.lp", ["LinearProgram"]),
 ]
@@ -113,6 +112,12 @@ def api_page() -> str:
                 continue
             module = getattr(obj, "__module__", None) or _PUBLIC.get(name, "lpgame")
             qual = getattr(obj, "__qualname__", name)
+            if name in errors:      # documented once, on the errors page
+                doc = (obj.__doc__ or "").strip().split("\n\n")[0]
+                lines += [f"### `lpgame.{name}` {{ #lpgame.{name} }}", "",
+                          f"{_cell(doc)} Defined in `{module}`; see "
+                          f"[Errors](errors.md#{module}.{qual}).", ""]
+                continue
             target = f"{module}.{qual}" if not isinstance(obj, type(lpgame)) else obj.__name__
             lines += [f"### `lpgame.{name}` {{ #lpgame.{name} }}", "",
                       f"::: {target}", "    options:", "      show_root_heading: false",
@@ -224,12 +229,15 @@ def concepts_page() -> str:
              "to the docs. `lpgame.solve(game, concept=NAME, **options)` picks the entry by the "
              "game's class and the options given; the [formulations](../explanation/formulations.md) "
              "page explains each program.", "",
-             "| concept | variant | games accepted | selected by | exact mode | certificate | source |",
-             "|---|---|---|---|---|---|---|"]
+             "| concept | games accepted | selected by | exact | what it computes |",
+             "|---|---|---|---|---|"]
     for c in entries:
-        lines.append(f"| [`{c.name}`](#{c.name}-{c.variant}) | {_cell(c.variant)} | "
-                     f"{_cell(c.games_text())} | {_cell(', '.join(c.requires) or '—')} | "
-                     f"{'yes' if c.exact else 'no'} | {_cell(c.certificate)} | {_cell(c.source)} |")
+        title = c.name if c.variant == "default" else f"{c.name} [{c.variant}]"
+        summary = c.summary.split(". ")[0]
+        summary = summary if len(summary) <= 110 else summary[:107].rsplit(" ", 1)[0] + " …"
+        lines.append(f"| [`{title}`](#{c.name}-{c.variant}) | {_cell(c.games_text())} | "
+                     f"{_cell(', '.join(c.requires) or '—')} | {'yes' if c.exact else 'no'} | "
+                     f"{_cell(summary)} |")
     lines.append("")
     for c in entries:
         title = c.name if c.variant == "default" else f"{c.name} [{c.variant}]"
@@ -270,8 +278,8 @@ def _known_values() -> dict:
             continue
         params = match.group(2).strip(", ")
         params = ", ".join(p for p in params.split(", ") if not p.startswith("structured"))
-        value = model.get("value") or " / ".join(model.get("values", []))
-        what = f"{model.get('concept', 'nash')} value {value}" + (f" ({params})" if params else "")
+        value = model.get("value") or ", ".join(model.get("values", []))
+        what = f"{value} ({model.get('concept', 'nash')}" + (f", {params})" if params else ")")
         out.setdefault(match.group(1), []).append((what, model.get("value_source", "")))
     return out
 
@@ -335,7 +343,8 @@ def _picture(name: str, game) -> bytes | None:
     return buffer.getvalue()
 
 
-def catalog_page(pictures: dict) -> str:
+def catalog_page(pictures: dict, measure: bool = True) -> str:
+    """The catalog page; ``measure=False`` leaves out sizes and pictures (quick, for tests)."""
     from lpgame.games.registry import catalog
 
     known = _known_values()
@@ -347,8 +356,9 @@ def catalog_page(pictures: dict) -> str:
              "counted by lpgame at build time (`lpgame info NAME` prints them for any instance); "
              "known values come from `models/catalog.toml`, whose values are taken from the "
              "literature or from independent solvers, never from lpgame.", "",
-             "| game | parameters (defaults) | players | information sets | sequences | leaves | known value |",
-             "|---|---|---|---|---|---|---|"]
+             "| game | known value | parameters (defaults) | information sets per player "
+             "| sequences per player | leaves |",
+             "|---|---|---|---|---|---|"]
     details = []
     for name, entry in catalog().items():
         params = entry.params()
@@ -356,21 +366,21 @@ def catalog_page(pictures: dict) -> str:
                           if k != "structured") or "—"
         t = time.perf_counter()
         try:
-            sizes = _sizes(name, entry)
+            sizes = _sizes(name, entry) if measure else None
         except Exception as exc:
             log.info("no sizes for %s: %s", name, exc)
             sizes = None
         values = "; ".join(v for v, _ in known.get(name, [])) or "—"
         if sizes:
-            row = (f"{sizes['players']} | {' / '.join(map(str, sizes['infosets']))} | "
+            row = (f"{' / '.join(map(str, sizes['infosets']))} | "
                    f"{' / '.join(map(str, sizes['sequences']))} | {sizes['leaves']}")
             picture = _picture(name, sizes["game"])
             if picture:
                 pictures[name] = picture
         else:
-            row = "— | — | — | — (`lpgame info`)"
+            row = "— | — | — (`lpgame info`)"
         log.debug("catalog %s: %.2f s", name, time.perf_counter() - t)
-        lines.append(f"| [`{name}`](#{name}) | {_cell(shown)} | {row} | {_cell(values)} |")
+        lines.append(f"| [`{name}`](#{name}) | {_cell(values)} | {_cell(shown)} | {row} |")
         details += [f"## `{name}` {{ #{name} }}", "", _cell(entry.summary), ""]
         if entry.source:
             details += [f"Source: {_cell(entry.source)}", ""]
@@ -418,7 +428,9 @@ def json_page() -> str:
              "`SolveResult.load(path)` reads it back. The keys below are read at build time off "
              "real results (Kuhn poker's exact Nash equilibrium, a profile; Chicken's "
              "welfare-optimal correlated equilibrium, a correlated result), so they cannot drift "
-             "from the code. The meaning of each key is in the module docstring after the tables.",
+             "from the code. Numbers are JSON numbers in floating-point mode and strings such as "
+             "`\"-1/18\"` in exact mode (the profile example is exact). The meaning of each key is "
+             "in the module docstring after the tables.",
              ""]
     for title, obj in (("Profile results (`kind: profile`)", profile),
                        ("Correlated results (`kind: correlated`)", correlated)):

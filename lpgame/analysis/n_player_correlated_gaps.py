@@ -34,7 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from lpgame.analysis.correlated_gaps import CorrelatedGap
+from lpgame.analysis.normal_form_correlated_gaps import CorrelatedGap
 from lpgame.errors import StrategyError
 from lpgame.sequence_form import SequenceForm
 

@@ -290,9 +290,9 @@ def verify(game, strategies, top: int = 5, equilibrium: bool = True, exact: bool
     refinement:
         ``"qpe"``, ``"efpe"`` or ``"os-qpe"``: also compare the profile, information set by
         information set, with that refined equilibrium
-        (:mod:`lpgame.equilibria.refinements.refined_equilibrium`), whose play is rational where equilibrium play never goes; ``off_reference`` lists the
-        ``top`` sets that differ most (largest total-variation distance of the action
-        distributions).
+        (:mod:`lpgame.equilibria.refinements.refined_equilibrium`), whose play is rational where
+        equilibrium play never goes; ``off_reference`` lists the ``top`` sets that differ most
+        (largest total-variation distance of the action distributions).
     solve_options:
         Passed to :func:`lpgame.solve`.
     """

@@ -32,6 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import networkx as nx
 
+from lpgame import progress
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
 from lpgame.limits import BYTES_PER_TREE_NODE, check_prediction, tree_node_limit
 
@@ -67,6 +68,10 @@ class GameRules(Protocol):
         """One payoff per player at a terminal state."""
 
 
+PROGRESS_EVERY = (1 << 15) - 1
+"""The walk reports its node count (:mod:`lpgame.progress`) every 32768 nodes."""
+
+
 def expand(rules: GameRules, name: str | None = None, memory_limit: int | None = None) -> Game:
     """Expand ``rules`` into the explicit :class:`~lpgame.game.tree.Game` (depth first).
 
@@ -84,6 +89,8 @@ def expand(rules: GameRules, name: str | None = None, memory_limit: int | None =
     while stack:
         state, parent, edge = stack.pop()
         node = len(nodes)
+        if not node & PROGRESS_EVERY:
+            progress.report("expanding the game tree", nodes=node)
         if node >= max_nodes:
             check_prediction(f"expanding {getattr(rules, 'name', type(rules).__name__)} "
                              f"(more than {max_nodes} nodes)", (node + 1) * BYTES_PER_TREE_NODE,
@@ -104,6 +111,7 @@ def expand(rules: GameRules, name: str | None = None, memory_limit: int | None =
                              "infoset": str(rules.infoset_key(state))}))
         for action in reversed(list(rules.legal_actions(state))):
             stack.append((rules.apply(state, action), node, {"action": str(action)}))
+    progress.report("expanding the game tree", nodes=len(nodes))
     graph = nx.DiGraph()
     graph.add_nodes_from(nodes)
     graph.add_edges_from(edges)

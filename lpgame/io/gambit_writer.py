@@ -8,16 +8,17 @@ event per chance node and the information sets numbered per player in order of f
 every description is written in full at every node, as Gambit itself does, since some readers
 (OpenSpiel's) do not accept the short forms. :func:`nfg_text` writes the outcome version by
 default (it keeps the strategy labels) or the payoff version, profiles with player 1's strategy
-varying fastest. Labels are quoted with ``\\`` and ``"`` escaped, on one line (line breaks
-become spaces); rationals are written ``p/q``, floats as plain decimals (no exponent), so Gambit
-reads back the same numbers. Float chance
-probabilities are written as the nearby rationals when those sum to exactly 1 (Gambit refuses
-probabilities that do not).
+varying fastest. Labels are quoted with ``\\`` and ``"`` escaped, in the form Gambit reads
+(printable ASCII on one line, :func:`gambit_label`); rationals are written ``p/q``, floats as
+plain decimals (no exponent), so Gambit reads back the same numbers. Float chance probabilities
+are written as the nearby rationals when those sum to exactly 1 (Gambit refuses probabilities
+that do not).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Integral, Rational
@@ -34,11 +35,23 @@ _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]+")
 
 
 def quote(text) -> str:
-    """A Gambit text label on one line: in double quotes, with ``\\`` and ``"`` escaped and every
-    run of line breaks and other control characters written as one space (Gambit's reader does
-    not read a label that spans lines back, e.g. OpenSpiel's multi-line information states)."""
-    one_line = _CONTROL_CHARACTERS.sub(" ", str(text))
-    return '"' + one_line.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A Gambit text label: in double quotes, with ``\\`` and ``"`` escaped, in the form Gambit's
+    reader accepts (:func:`gambit_label`)."""
+    return '"' + gambit_label(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def gambit_label(text) -> str:
+    """``text`` as a label Gambit reads back: printable ASCII on one line, single spaces, none at
+    either end. Gambit refuses anything else (OpenSpiel's multi-line information states, for
+    one). Line breaks, tabs and runs of spaces become one space; accented letters lose their
+    accents; other characters outside ASCII are written ``<U+2205>``."""
+    words = _CONTROL_CHARACTERS.sub(" ", str(text)).split()
+    plain = " ".join(words)
+    if plain.isascii():
+        return plain
+    stripped = "".join(c for c in unicodedata.normalize("NFKD", plain)
+                       if not unicodedata.combining(c))
+    return "".join(c if c.isascii() else f"<U+{ord(c):04X}>" for c in stripped)
 
 
 def format_number(value) -> str:

@@ -30,6 +30,7 @@ import numpy as np
 from lpgame.analysis.exploitability import evaluate_plans
 from lpgame.errors import LpgameError
 from lpgame.learning.treeplex import PlayerTreeplex
+from lpgame.progress import report as progress_report
 from lpgame.sequence_form import SequenceForm
 
 DEFAULT_CHECKPOINTS = 30
@@ -220,6 +221,10 @@ def drive(learner: Learner, algorithm: str, iterations: int,
         learner.iterate(t)
         seconds += time.perf_counter() - start
         done = t
+        if curve:       # the NashConv of the latest checkpoint
+            progress_report(algorithm, iteration=t, nash_conv=curve[-1][2])
+        else:
+            progress_report(algorithm, iteration=t)
         stop_rule = learner.should_stop()
         if stop_rule or t == schedule[next_index]:
             evaluation = evaluate_plans(sf, learner.average_plans())

@@ -4,12 +4,13 @@ solved (or evaluated) one Dask task per point, into one table.
     from lpgame.sweep import sweep
     table = sweep("one_card_poker", {"N": "2..200"}, out="ocp.parquet", plot="ocp.png")
 
-Each point runs in its own child process of a Dask worker, under a memory limit (lpgame's own
-prediction first, then an address-space cap) and a time limit, and ends as one row of the table,
-solved or with its status and error (:mod:`lpgame.sweep.task`). Rows are written as they finish;
-``resume=True`` runs only the points without one. Modules: :mod:`~lpgame.sweep.points` (grids and
-point identifiers), :mod:`~lpgame.sweep.child` (one point inside its child process),
-:mod:`~lpgame.sweep.isolation` (the child process), :mod:`~lpgame.sweep.task` (the Dask task),
+Each point runs in a child process of a Dask worker (a warm one, which takes point after point),
+under a memory limit (lpgame's own prediction first, then an address-space cap) and a time limit,
+and ends as one row of the table, solved or with its status and error (:mod:`lpgame.sweep.task`).
+Rows are written as they finish; ``resume=True`` runs only the points without one. Modules:
+:mod:`~lpgame.sweep.points` (grids and point identifiers), :mod:`~lpgame.sweep.child` (one point
+inside its child process), :mod:`~lpgame.sweep.warm` (warm child processes),
+:mod:`~lpgame.sweep.isolation` (a fresh child process), :mod:`~lpgame.sweep.task` (the Dask task),
 :mod:`~lpgame.sweep.table` (CSV/Parquet), :mod:`~lpgame.sweep.runner` (the Dask client, progress,
 resume), :mod:`~lpgame.sweep.plot` and :mod:`~lpgame.sweep.command` (``lpgame sweep``).
 

@@ -67,6 +67,17 @@ def run_point(point: dict, settings: dict) -> dict:
     return figures
 
 
+def warm_up() -> dict:
+    """Make a warm child ready for points (:mod:`lpgame.sweep.warm`): import lpgame's concepts and
+    solvers and solve one tiny game, so that the first point pays no start-up and the solver's
+    threads exist before the child's address space is taken as its baseline."""
+    import lpgame
+    from lpgame.games import make
+
+    lpgame.solve(make("one_card_poker", N=2))
+    return {}
+
+
 def _build(point: SweepPoint):
     from lpgame.games import load, make
 

@@ -10,13 +10,15 @@ VALUES is ``A..B``, ``A..B:STEP``, ``X,Y,Z`` or one value (:mod:`lpgame.sweep.po
 D2=1..2``. Options: ``--out PATH`` (``.csv`` or ``.parquet``; default ``sweep_GAME.csv``),
 ``--resume``, ``--retry-failed``, ``--plot PATH``, ``--scheduler ADDRESS`` (or a scheduler file),
 ``--workers N``, ``--task-memory BYTES`` (``2G``), ``--task-time-limit S``, ``--exact``,
-``--concept``, ``--algorithm``, ``--backend``, ``--solver``, ``--threads``, ``--objective``,
-``--in-worker``, ``--missing``, ``--json PATH|-``, ``--quiet``. The table's summary goes to standard output,
+``--backend``, ``--solver``, ``--threads``, ``--fresh-child``, ``--in-worker``, ``--missing``,
+``--json PATH|-``, ``--quiet``, and ``lpgame solve``'s ``--concept`` with every option of the
+registered concepts (``--algorithm``, ``--objective``, ``--team``, ``--leader``, ``--refinement``,
+``--worst``, ...; :func:`lpgame.registry.add_concept_flags`). The table's summary goes to standard output,
 progress to standard error; errors are :class:`~lpgame.errors.LpgameError` (one ``lpgame: error:``
 line from the ``lpgame`` command).
 
-The lead wires it into :mod:`lpgame.cli` with ``add_sweep_parser(sub)`` and
-``COMMANDS["sweep"] = run_sweep_command``.
+The ``lpgame`` command adds it with ``add_sweep_parser(sub, deferred=True)`` and runs it with
+:func:`run_sweep_command`.
 """
 
 from __future__ import annotations
@@ -30,8 +32,13 @@ from lpgame.errors import OptionError
 _GAME_FILE_SUFFIXES = (".efg", ".nfg")
 
 
-def add_sweep_parser(subparsers) -> argparse.ArgumentParser:
-    """Add the ``sweep`` subcommand to an ``argparse`` subparsers object; returns its parser."""
+def add_sweep_parser(subparsers, deferred: bool = False) -> argparse.ArgumentParser:
+    """Add the ``sweep`` subcommand to an ``argparse`` subparsers object; returns its parser.
+
+    ``--concept`` and the concepts' options are ``lpgame solve``'s, from the registry
+    (:func:`lpgame.registry.add_concept_flags`); with ``deferred`` (on lpgame's own parser, whose
+    subcommand parsers add ``deferred`` arguments when first used) they are added when ``sweep``
+    is parsed, so that other commands need not import every concept."""
     p = subparsers.add_parser(
         "sweep", help="solve a family of games, a list of game files or a pile of strategy files "
         "on a Dask cluster, into one table",
@@ -40,15 +47,14 @@ def add_sweep_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("items", nargs="*",
                    help="KEY=VALUES for a game (A..B, A..B:STEP, X,Y,Z); more game files; or, after "
                         "verify, the game, its key=value parameters and the strategy files")
-    p.add_argument("--concept", default="nash", help="solution concept for every point (nash)")
+    if deferred and hasattr(p, "deferred"):
+        p.deferred = (*p.deferred, _add_concept_flags)
+    else:
+        _add_concept_flags(p)
     p.add_argument("--exact", action="store_true", help="exact rational answers, certified")
-    p.add_argument("--algorithm", default=None, choices=["lp", "double_oracle"],
-                   help="nash: the whole LP (default) or the double oracle")
     p.add_argument("--backend", default="highs", choices=["highs", "pyomo", "cvxpy"])
     p.add_argument("--solver", default=None, help="HiGHS's solver (simplex, ipm, pdlp) or clarabel")
     p.add_argument("--threads", type=int, default=None, help="solver threads per task")
-    p.add_argument("--objective", default=None,
-                   help="correlated concepts: welfare, player1, player2 or weights w1,w2")
     p.add_argument("--out", dest="table", default=None, metavar="PATH",
                    help="the table, .csv or .parquet, written row by row (default sweep_GAME.csv)")
     p.add_argument("--resume", action="store_true",
@@ -68,10 +74,13 @@ def add_sweep_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--task-time-limit", type=float, default=None, metavar="S",
                    help="time limit of each task in seconds (the solver's, the task killed a "
                         "little after)")
+    p.add_argument("--fresh-child", action="store_true",
+                   help="a new child process for every point, instead of warm ones that take "
+                        "point after point: nothing shared between points (lpgame's caches), "
+                        "1-5 s more each")
     p.add_argument("--in-worker", action="store_true",
-                   help="run each point in its worker process, not a child process of it: faster "
-                        "for many small points, but only lpgame's memory prediction and the "
-                        "solver's time limit apply")
+                   help="run each point in its worker process, not a child process of it: only "
+                        "lpgame's memory prediction and the solver's time limit apply")
     p.add_argument("--missing", default="error", choices=["error", "uniform"],
                    help="verify: information sets absent from a file are an error, or uniform")
     p.add_argument("--json", metavar="PATH|-", help="write the table as one JSON object")
@@ -81,20 +90,25 @@ def add_sweep_parser(subparsers) -> argparse.ArgumentParser:
 
 def sweep_arguments(args) -> dict:
     """The keyword arguments of :func:`lpgame.sweep.sweep` from parsed command-line arguments."""
-    options: dict = {}
-    if args.algorithm is not None:
-        options["algorithm"] = args.algorithm
+    from lpgame.registry import concept_options_from
+
+    if args.threads is not None and args.threads < 1:
+        raise OptionError(f"--threads must be at least 1, got {args.threads}")
+    options: dict = concept_options_from(args, args.concept) if args.target != "verify" else {}
+    _check_options(args.concept, options)
     if args.solver:
         options["solver"] = args.solver
     if args.threads is not None:
         options["threads"] = args.threads
-    if args.objective is not None:
-        options["objective"] = _objective(args.objective)
     kwargs = {"concept": args.concept, "exact": args.exact, "backend": args.backend,
               "options": options, "resume": args.resume, "retry_failed": args.retry_failed,
               "plot": args.plot, "scheduler": args.scheduler, "workers": args.workers,
               "task_memory": args.task_memory, "task_time_limit": args.task_time_limit,
-              "missing": args.missing, "isolate": not args.in_worker, "progress": not args.quiet}
+              "missing": args.missing, "isolate": not args.in_worker,
+              "fresh_child": args.fresh_child, "progress": not args.quiet}
+    if args.fresh_child and args.in_worker:
+        raise OptionError("--fresh-child and --in-worker exclude each other: a point runs in a "
+                          "child process or in its worker")
     if args.retry_failed and not args.resume:
         raise OptionError("--retry-failed goes with --resume")
     if args.target == "verify":
@@ -156,14 +170,31 @@ def _is_game_file(text: str) -> bool:
     return Path(text).suffix.lower() in _GAME_FILE_SUFFIXES
 
 
-def _objective(text: str):
-    if "," not in text:
-        return text
-    try:
-        return tuple(float(w) for w in text.split(","))
-    except ValueError as exc:
-        raise OptionError(f"objective {text!r} is not welfare, playerK or comma-separated "
-                          "weights") from exc
+def _check_options(concept: str, options: dict) -> None:
+    """The concept's own check of each option's value (its choices), before any point runs: the
+    error of the first entry of ``concept`` that declares the option, unless one accepts it."""
+    from lpgame.registry import entries
+
+    for name, value in options.items():
+        errors = []
+        for entry in entries(concept):
+            declared = entry.option(name)
+            if declared is None:
+                continue
+            try:
+                declared.check(value, concept)
+                break
+            except OptionError as exc:
+                errors.append(exc)
+        else:
+            if errors:
+                raise errors[0]
+
+
+def _add_concept_flags(parser) -> None:
+    """``lpgame solve``'s concept flags; not ``--checkpoint``, a file that belongs to one solve."""
+    from lpgame.registry import add_concept_flags
+    add_concept_flags(parser, leave_out=("checkpoint",))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@ A sweep task (and a benchmark row) runs its point in a child process of the Dask
   ``ru_maxrss`` (the peak resident set, KiB on Linux) belongs to that child alone;
 * a crash, a ``MemoryError`` or a hang ends that point only: the parent kills the child (its own
   child, by process id) once it runs past ``timeout`` seconds, and the worker goes on;
-* a child whose parent dies is killed with it (:func:`_die_with_parent`);
+* a child whose parent dies is killed with it (:func:`die_with_parent`);
 * a memory cap is in force: the child sets ``RLIMIT_AS`` (address space) on itself before importing
   anything, so an allocation beyond the cap raises ``MemoryError`` instead of pushing the machine
   into swap or the OOM killer.
@@ -16,6 +16,9 @@ JSON-serialisable dict. The child writes ``{"ok": true, "data": ...}`` or ``{"ok
 ..., "kind": ...}`` to a result file. A target may call :func:`note_progress` with figures measured so
 far; when the child is killed or dies they come back in :attr:`ChildResult.data`. An exception with
 a ``partial_data`` attribute (a dict) passes those figures back with the error.
+
+A sweep reuses warm children instead (:mod:`lpgame.sweep.warm`: one long-lived child takes point
+after point over a pipe, under the same caps); :func:`run_isolated` starts a fresh one per call.
 
 Child command line (built by :func:`run_isolated`)::
 
@@ -55,6 +58,7 @@ class ChildResult:
     kind: str = ""
     wall_seconds: float = 0.0
     peak_rss_bytes: int = 0
+    pid: int = 0              # the process that ran the target, where it was not this one
 
 
 def gib(n: float) -> str:
@@ -148,10 +152,11 @@ def _wait(child: subprocess.Popen, start: float, timeout: float):
         raise
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this child when the thread that started it ends (prctl
+def die_with_parent() -> None:
+    """In a child: Linux: the kernel kills this child when the thread that started it ends (prctl
     PR_SET_PDEATHSIG), so a worker that dies, or is closed, leaves no orphan still computing; that
-    thread waits in :func:`_wait` for as long as the child lives."""
+    thread waits in :func:`_wait` for as long as the child lives (a warm child,
+    :mod:`lpgame.sweep.warm`, is started by a thread that lives as long as its process)."""
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -163,28 +168,33 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
-def _child_main(argv: list[str]) -> None:
-    target, kwargs_json, result_path, memory_cap = argv
-    _die_with_parent()
-    cap = int(memory_cap)
-    if cap > 0:
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    result: dict
+def call_target(target: str, kwargs: dict, memory_cap: int = 0) -> dict:
+    """In a child: ``{"ok": True, "data": ...}`` from ``target(**kwargs)``, or ``{"ok": False,
+    "kind": ..., "error": ..., "data": partial figures}`` for whatever it raised (``kind``
+    ``"MemoryError"`` for a plain MemoryError under the cap of ``memory_cap`` bytes)."""
     try:
         module_name, function_name = target.split(":")
         import importlib
         function = getattr(importlib.import_module(module_name), function_name)
-        result = {"ok": True, "data": function(**json.loads(kwargs_json))}
+        return {"ok": True, "data": function(**kwargs)}
     except Exception as exc:   # reported as this point's status, whatever it is
         if type(exc) is MemoryError:   # not lpgame's ModelTooLargeError, a MemoryError subclass
-            result = {"ok": False, "kind": "MemoryError",
-                      "error": f"MemoryError under the address-space cap of {gib(cap)}",
-                      "data": getattr(exc, "partial_data", {})}
-        else:
-            result = {"ok": False, "kind": type(exc).__name__, "error": str(exc)[:2000],
-                      "data": getattr(exc, "partial_data", {}),
-                      "traceback": traceback.format_exc()[-2000:]}
+            return {"ok": False, "kind": "MemoryError",
+                    "error": f"MemoryError under the address-space cap of {gib(memory_cap)}",
+                    "data": getattr(exc, "partial_data", {})}
+        return {"ok": False, "kind": type(exc).__name__, "error": str(exc)[:2000],
+                "data": getattr(exc, "partial_data", {}),
+                "traceback": traceback.format_exc()[-2000:]}
+
+
+def _child_main(argv: list[str]) -> None:
+    target, kwargs_json, result_path, memory_cap = argv
+    die_with_parent()
+    cap = int(memory_cap)
+    if cap > 0:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    result = call_target(target, json.loads(kwargs_json), cap)
     Path(result_path).write_text(json.dumps(result, default=float))
 
 

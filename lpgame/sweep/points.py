@@ -27,6 +27,8 @@ from lpgame.errors import OptionError, UnknownGameError
 
 KINDS = ("family", "file", "verify")
 _RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)(?::(\d+))?$")
+# two integers joined by something other than "..": a range written the wrong way (2-10, 2:10, 2–10)
+_MISWRITTEN_RANGE = re.compile(r"^(-?\d+)\s*(?:-|–|—|:|…|\bto\b)\s*(-?\d+)$")
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,10 @@ def parse_values(key: str, text: str) -> list:
         elif ".." in part:
             raise OptionError(f"sweep parameter {key}={text!r}: {part!r} is not a range of "
                               "integers A..B or A..B:STEP")
+        elif _MISWRITTEN_RANGE.match(part):
+            low, high = _MISWRITTEN_RANGE.match(part).groups()
+            raise OptionError(f"sweep parameter {key}={text!r}: {part!r} is not a value; a range "
+                              f"of integers is written A..B (here {low}..{high}) or A..B:STEP")
         else:
             values.append(parse_value(part))
     return values
@@ -156,10 +162,8 @@ def family_points(game: str, grid: dict[str, list], options: dict | None = None)
 
 
 def file_points(paths: list[str]) -> list[SweepPoint]:
-    """One point per game file (each must exist)."""
-    missing = [p for p in paths if not Path(p).is_file()]
-    if missing:
-        raise OptionError(f"no such game file(s): {', '.join(missing)}")
+    """One point per game file (each must exist and hold something)."""
+    check_files(paths, "game file")
     return [SweepPoint("file", str(p)) for p in _unique(paths)]
 
 
@@ -167,10 +171,34 @@ def verify_points(game: str, params: dict, strategy_files: list[str]) -> list[Sw
     """One point per strategy file, each evaluated in ``game`` with ``params``."""
     if not strategy_files:
         raise OptionError("sweep verify needs at least one strategy file after the game")
-    missing = [p for p in strategy_files if not Path(p).is_file()]
-    if missing:
-        raise OptionError(f"no such strategy file(s): {', '.join(missing)}")
+    check_files(strategy_files, "strategy file")
     return [SweepPoint("verify", game, dict(params), strategy=str(p)) for p in _unique(strategy_files)]
+
+
+def check_files(paths: list[str], what: str) -> None:
+    """OptionError naming the paths that are missing, folders, or empty (``/dev/null``, a file of
+    0 bytes): what a sweep would otherwise only find in its tasks. Their contents are each point's
+    own business (an unreadable file gives that point an ``invalid`` row)."""
+    problems = {"missing": [], "folders": [], "empty": []}
+    for path in map(str, paths):
+        where = Path(path)
+        if not where.exists():
+            problems["missing"].append(path)
+        elif where.is_dir():
+            problems["folders"].append(path)
+        elif not where.is_file() or where.stat().st_size == 0:
+            problems["empty"].append(path)
+    lines = []
+    if problems["missing"]:
+        lines.append(f"no such {what}(s): {', '.join(problems['missing'])}")
+    if problems["folders"]:
+        lines.append(f"folder(s), not a {what}: {', '.join(problems['folders'])}")
+    if problems["empty"]:
+        lines.append(f"empty, not a {what}: {', '.join(problems['empty'])} (a {what} holds "
+                     + ("a game in Gambit's .efg or .nfg format)" if what == "game file" else
+                        "JSON or CSV strategies)"))
+    if lines:
+        raise OptionError("; ".join(lines))
 
 
 def _unique(items: list[str]) -> list[str]:

@@ -3,7 +3,9 @@
 The points (:mod:`lpgame.sweep.points`) are submitted to a ``dask.distributed`` client, one task per
 point (:func:`lpgame.sweep.task.run_point_task`), and gathered as they complete
 (``distributed.as_completed``). Without a scheduler address the sweep starts a ``LocalCluster`` of
-one single-threaded worker process per core and closes it at the end; with ``scheduler=ADDRESS``
+one single-threaded worker per core (threads of this process, each handing its points to a warm
+child process, :mod:`lpgame.sweep.warm`; worker processes with ``isolate=False``) and closes it at
+the end; with ``scheduler=ADDRESS``
 (``tcp://host:8786``, or the path of a ``--scheduler-file``) it uses that cluster's workers
 (docs/sweeps.md). Every finished row goes to the table at once (:mod:`lpgame.sweep.table`), so a
 killed sweep keeps what it finished, and ``resume=True`` runs only the points without a row.
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lpgame import progress
 from lpgame.errors import LpgameError, OptionError
 from lpgame.sweep.points import (
     SweepPoint,
@@ -37,7 +40,8 @@ from lpgame.sweep.points import (
     verify_points,
 )
 from lpgame.sweep.table import TableWriter, columns_for, read_table, table_format
-from lpgame.sweep.task import DONE_STATUSES, run_point_task
+from lpgame.sweep.task import DONE_STATUSES, WARM_UP_TARGET, run_point_task
+from lpgame.sweep.warm import close_shared_pools, shared_pool
 
 
 @dataclass
@@ -76,11 +80,15 @@ class SweepResult:
                  f"{'LP rows×cols':>15} {'seconds':>8} {'peak MiB':>8}"]
         for r in self.rows:
             size = f"{r['rows']}×{r['cols']}" if r.get("rows") is not None else "—"
-            value = r.get("value_exact") or _fmt(r.get("value"), ".10g")
+            value, nash_conv = _numbers_of(r)
             lines.append(f"{r['point'][:width]:<{width}} {r['status']:<13} {value:>14} "
-                         f"{_fmt(r.get('nash_conv'), '.2e'):>10} {size:>15} "
+                         f"{nash_conv:>10} {size:>15} "
                          f"{_fmt(r.get('seconds'), '.2f'):>8} {_fmt(r.get('peak_mib'), '.0f'):>8}")
         failed = self.failed
+        if any(r.get("value") is not None and not r.get("value_exact") for r in self.rows):
+            from lpgame.number_format import ROUNDING
+            lines.append(f"(floating point: figures below {ROUNDING:g} × the game's payoff range "
+                         "print as 0)")
         lines.append(f"{len(self.rows)} points, {len(failed)} not solved; {len(self.ran)} run now, "
                      f"{len(self.skipped)} kept from the table; {self.seconds:.1f} s"
                      + (f"; table {self.path}" if self.path else "")
@@ -94,6 +102,26 @@ def _fmt(value, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
+def _numbers_of(row: dict) -> tuple[str, str]:
+    """The value and NashConv of a row for the text table, by :mod:`lpgame.number_format`: an
+    exact value as its fraction (≈ decimal when long), floats to 6 significant digits, and
+    floating-point figures below the rounding tolerance of the row's payoff range as 0."""
+    from fractions import Fraction
+
+    from lpgame.number_format import format_number, rounding_tolerance
+
+    exact = row.get("value_exact")
+    tolerance = rounding_tolerance(row.get("payoff_range"))
+    if exact:
+        value = format_number(Fraction(exact))
+    else:
+        value = "—" if row.get("value") is None else format_number(row["value"], 6, None,
+                                                                   tolerance, False)
+    nash_conv = "—" if row.get("nash_conv") is None else format_number(
+        row["nash_conv"], 3, None, None if exact else tolerance, False)
+    return value, nash_conv
+
+
 def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
           files: list[str] | None = None, verify: list[str] | None = None,
           params: dict | None = None, points: list[SweepPoint] | None = None,
@@ -102,7 +130,7 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
           retry_failed: bool = False, plot: str | Path | None = None,
           scheduler: str | None = None, workers: int | None = None,
           task_memory: int | str | None = None, task_time_limit: float | None = None,
-          missing: str = "error", isolate: bool = True, client=None,
+          missing: str = "error", isolate: bool = True, fresh_child: bool = False, client=None,
           progress: bool | Callable[[str], None] = True) -> SweepResult:
     """Solve (or evaluate) every point of a sweep on Dask and return its table.
 
@@ -121,11 +149,13 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
     and an address-space cap backs it up (default: lpgame's limit divided by the local workers);
     ``task_time_limit`` (seconds) the solver's time limit, the task killed a little after
     (:mod:`lpgame.sweep.task`). ``scheduler``: address (or scheduler file) of a running Dask
-    cluster; otherwise a ``LocalCluster`` of ``workers`` processes (default: one per core), or pass
-    a ``client``. ``isolate=False`` runs each point in its worker process rather than a child of it
-    (:func:`lpgame.sweep.task.run_in_worker`: faster for many small points; only lpgame's memory
-    prediction and the solver's time limit apply). ``missing``: verify's treatment of information
-    sets absent from a file.
+    cluster; otherwise a ``LocalCluster`` of ``workers`` workers (default: one per core), or pass
+    a ``client``. Each point runs in a warm child process of its worker, which takes point after
+    point under each point's caps (:mod:`lpgame.sweep.warm`); ``fresh_child=True`` starts a new one
+    for every point instead (nothing shared between points, such as lpgame's caches, at 1–5 s
+    each). ``isolate=False`` runs each point in its worker process itself
+    (:func:`lpgame.sweep.task.run_in_worker`: only lpgame's memory prediction and the solver's time
+    limit apply). ``missing``: verify's treatment of information sets absent from a file.
 
     Output: ``out`` (``.csv``/``.parquet``) gets each row as it finishes; ``resume=True`` keeps the
     rows already there and runs only the other points (``retry_failed=True`` runs failed ones
@@ -133,16 +163,11 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
     prints to standard error, or a function receiving each line.
     """
     start = time.perf_counter()
-    points = _points(game, grid, files, verify, params, points)
     if verify is not None:
         concept = "verify"
-    check_unique(points)
-    parameters = parameter_names(points)
-    columns = columns_for(parameters)
-    if verify is None:
-        _check_concept(concept)
     settings = _settings(concept, exact, backend, options, task_memory, task_time_limit, missing)
     settings["isolate"] = bool(isolate)
+    settings["fresh_child"] = bool(fresh_child)
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise OptionError(f"workers must be a whole number of at least 1, got {workers!r}")
     if out is not None and table_format(out) == ".parquet":
@@ -152,39 +177,73 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
         check_plot_path(plot)
     if resume and out is None:
         raise OptionError("resume needs the table to resume from (out=PATH, --out PATH)")
+    local = client is None and scheduler is None
+    if local and isolate and not fresh_child:
+        # the local cluster's warm children start now and import lpgame while this process reads
+        # the points, checks the concept and starts the cluster
+        _require("distributed", "the Dask cluster")
+        shared_pool(WARM_UP_TARGET).start(workers or os.cpu_count() or 1)
+    try:
+        result = _sweep(game, grid, files, verify, params, points, settings, out, resume,
+                        retry_failed, scheduler, workers, client, progress)
+    finally:
+        if local:
+            close_shared_pools()
+    if plot is not None:
+        from lpgame.sweep.plot import plot_sweep
+        plot_sweep(result.rows, result.parameters, plot)
+        result.plot = str(plot)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _sweep(game, grid, files, verify, params, points, settings: dict, out, resume: bool,
+           retry_failed: bool, scheduler, workers, client, progress) -> SweepResult:
+    """The points of a sweep, run: the table written row by row (after the cluster answers)."""
+    points = _points(game, grid, files, verify, params, points)
+    check_unique(points)
+    parameters = parameter_names(points)
+    columns = columns_for(parameters)
+    concept, exact = settings["concept"], settings["exact"]
+    if verify is None:
+        _check_concept(concept)
     kept, on_disk = _kept_rows(out, resume, retry_failed, concept, exact, {p.id for p in points})
     todo = [p for p in points if p.id not in kept]
-    if out is not None:
+
+    def open_table() -> TableWriter | None:
+        """The table, rewritten with the rows it keeps: only once there is a cluster to run on."""
+        if out is None:
+            return None
         others = [c for c in dict.fromkeys(k for r in on_disk for k in r) if c not in columns]
-        writer = TableWriter(out, columns + others, on_disk)
-    else:
-        writer = None
+        return TableWriter(out, columns + others, on_disk)
+
     say = _progress_printer(progress)
     new_rows: dict[str, dict] = {}
     if todo:
         if client is None:
             _require("distributed", "the Dask cluster")
         say(f"sweep: {len(todo)} points to run" + (f", {len(kept)} already in {out}" if kept else ""))
-        with _client(client, scheduler, workers) as (dask_client, n_workers):
-            if task_memory is None and scheduler is None and client is None:
+        with _client(client, scheduler, workers, settings["isolate"]) as (dask_client, n_workers):
+            if settings["task_memory"] is None and scheduler is None and client is None:
                 from lpgame.limits import memory_limit
                 settings["task_memory"] = memory_limit() // max(n_workers, 1)
-            for row in _run(dask_client, todo, settings, say):
-                new_rows[row["point"]] = row
-                if writer is not None:
-                    writer.append(row)
+            writer = open_table()
+            try:
+                for row in _run(dask_client, todo, settings, say):
+                    new_rows[row["point"]] = row
+                    if writer is not None:
+                        writer.append(row)
+            except BaseException:     # stopped (Ctrl-C): the local workers' points stop too, so
+                if client is None and scheduler is None:      # that the cluster closes at once
+                    close_shared_pools(kill_busy=True)
+                raise
     else:
+        open_table()
         say(f"sweep: all {len(points)} points are already in {out}")
     rows = [new_rows.get(p.id) or kept[p.id] for p in points]
-    result = SweepResult(rows=[{c: r.get(c) for c in columns} for r in rows], columns=columns,
-                         ran=[p.id for p in todo], skipped=[p.id for p in points if p.id in kept],
-                         path=str(out) if out is not None else None, parameters=parameters)
-    if plot is not None:
-        from lpgame.sweep.plot import plot_sweep
-        plot_sweep(result.rows, parameters, plot)
-        result.plot = str(plot)
-    result.seconds = time.perf_counter() - start
-    return result
+    return SweepResult(rows=[{c: r.get(c) for c in columns} for r in rows], columns=columns,
+                       ran=[p.id for p in todo], skipped=[p.id for p in points if p.id in kept],
+                       path=str(out) if out is not None else None, parameters=parameters)
 
 
 def _points(game, grid, files, verify, params, points) -> list[SweepPoint]:
@@ -296,8 +355,12 @@ def _progress_printer(progress) -> Callable[[str], None]:
 
 
 @contextlib.contextmanager
-def _client(client, scheduler: str | None, workers: int | None):
-    """(client, number of workers): the given client, one for ``scheduler``, or a LocalCluster's."""
+def _client(client, scheduler: str | None, workers: int | None, isolate: bool = True):
+    """(client, number of workers): the given client, one for ``scheduler``, or a LocalCluster's.
+
+    The local cluster's workers are threads of this process when each point runs in a warm child
+    process (``isolate``: the workers only hand points to the children, which do the work and
+    hold the caps; no worker processes to start), and processes otherwise."""
     if client is not None:
         yield client, max(len(client.scheduler_info().get("workers", {})), 1)
         return
@@ -323,8 +386,13 @@ def _client(client, scheduler: str | None, workers: int | None):
     # memory limit, and a task whose worker dies is reported, not retried
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         try:
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, memory_limit=0,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+            # no dashboard; the scheduler's own HTTP server (which it starts even then) on a free
+            # local port: on its default, 8787, a second lpgame sweep would print Dask's
+            # "Port 8787 is already in use" warning through --quiet
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=not isolate,
+                                   memory_limit=0, dashboard_address=None,
+                                   silence_logs=logging.ERROR,
+                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
         except (OSError, TimeoutError, RuntimeError) as exc:
             raise LpgameError(f"could not start a local Dask cluster of {n} workers: {exc}") from exc
     with cluster, Client(cluster) as dask_client:
@@ -362,6 +430,8 @@ def _run(client, todo: list[SweepPoint], settings: dict, say: Callable[[str], No
         what = row["status"] + (f", value {row['value']:.10g}" if row.get("value") is not None
                                 else "")
         say(f"{done}/{len(todo)} done, {failed} failed, ETA {eta:.0f} s — {point.id}: {what}")
+        progress.report("sweep", points_done=f"{done}/{len(todo)}", failed=failed,
+                        eta=f"{eta:.0f} s")
         yield row
 
 

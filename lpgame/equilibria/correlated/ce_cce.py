@@ -34,7 +34,9 @@ smallest set of the hierarchy NFCE ⊆ EFCE ⊆ EFCCE ⊆ NFCCE (von Stengel & F
 extensive-form concepts are in :mod:`lpgame.equilibria.correlated.efce`.
 
 Every result carries the gap of the returned distribution — the largest gain of any deviation —
-computed by :mod:`lpgame.analysis.correlated_gaps`, independently of the LP.
+computed by :mod:`lpgame.analysis.correlated_gaps`, independently of the LP, and a weak-duality
+bound on the objective from the LP's duals (:mod:`lpgame.equilibria.correlated.ce_optimality`):
+"optimal" only where it meets the value. Exact mode: :mod:`lpgame.equilibria.correlated.ce_cce_exact`.
 
 Example
 -------
@@ -49,17 +51,31 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame.equilibria.correlated.ce_optimality import (
+    incentive_duals,
+    multipliers_from_duals,
+    optimality_certificate,
+)
+from lpgame.equilibria.correlated.reduced_payoffs import (
+    EXACT_SUM_WORK,
+    exact_sum_work,
+    reduced_payoffs_exact,
+)
 from lpgame.errors import LpgameError, ModelTooLargeError, OptionError
 from lpgame.game.normal_form import NormalFormGame
+from lpgame.io.json_io import number_from_json, number_to_json
 from lpgame.limits import check_prediction, predict_lp_bytes
 from lpgame.lp import LinearProgram, solve_lp
 from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
 from lpgame.lp.solution import solver_report
-from lpgame.registry import Concept, Option, register
+from lpgame.number_format import format_number
+from lpgame.rational import RationalMatrix, common_denominator
+from lpgame.registry import Option
 from lpgame.result import Certificate, SolveResult, register_result_kind
 from lpgame.sequence_form import SequenceForm
 
@@ -141,11 +157,13 @@ class CorrelatedResult(SolveResult):
     ``objective`` is the LP optimum of Σ_i w_i u_i; ``payoffs`` (also ``values``) the players'
     expected payoffs under the returned distribution or plan; ``gap`` (also ``certificate.gain``)
     the largest gain of any deviation allowed by the concept, computed by
-    :mod:`lpgame.analysis.correlated_gaps` (not by the LP); ``optimal`` is True when the optimum
-    is the concept's optimum and False when it is only an upper bound (the von Stengel–Forges
-    relaxation of a game that is not triangle-free, unless the plan was decomposed into a
-    distribution, which proves the bound attained). ``exact`` keeps its meaning for every result:
-    rational arithmetic (these LPs are solved in floating point). ``distribution`` lists the
+    :mod:`lpgame.analysis.correlated_gaps` (not by the LP); ``optimal`` is True only when a dual
+    bound checked by independent code meets the value (``certificate.extra["objective_bound"]``;
+    :mod:`~lpgame.equilibria.correlated.ce_optimality`,
+    :mod:`~lpgame.equilibria.correlated.plan_optimality`), False when that is not proven or the
+    value is only an upper bound (the von Stengel–Forges relaxation of a game that is not
+    triangle-free, unless the plan was decomposed into a distribution, which proves the bound
+    attained). ``exact``: rational arithmetic, with Fraction entries. ``distribution`` lists the
     support of a distribution over joint pure profiles (normal form, or a decomposition of a plan);
     ``correlation_plan`` lists the nonzero entries ξ[σ1, σ2] of a two-player correlation plan.
     """
@@ -173,7 +191,7 @@ class CorrelatedResult(SolveResult):
             self.values = list(self.payoffs)
         if self.certificate.gain is None:
             self.certificate = Certificate(
-                gain=self.gap, exact=False,
+                gain=self.gap, exact=isinstance(self.gap, Fraction),
                 deviations=DEVIATIONS.get(self.concept, "the concept's deviations"))
         super().__post_init__()
 
@@ -181,6 +199,10 @@ class CorrelatedResult(SolveResult):
     def bound(self) -> str:
         """``"optimal"``, ``"optimal (the relaxation's bound is attained)"`` or
         ``"upper bound (relaxation)"``."""
+        if self.certificate.extra.get("optimality_proven") is False:
+            return ("optimality not proven: the checked dual bound "
+                    f"{format_number(self.certificate.extra.get('objective_bound'), 9)} does not "
+                    "meet the value")
         if not self.optimal:
             return "upper bound (relaxation)"
         if self.triangle_free is False:
@@ -188,16 +210,19 @@ class CorrelatedResult(SolveResult):
         return "optimal"
 
     def _own_dict(self) -> dict:
-        out = {"objective": float(self.objective), "objective_spec": self.objective_spec,
+        out = {"objective": number_to_json(self.objective), "objective_spec": self.objective_spec,
                "weights": [float(w) for w in self.weights],
-               "payoffs": [float(p) for p in self.payoffs], "gap": float(self.gap),
+               "payoffs": [number_to_json(p) for p in self.payoffs],
+               "gap": number_to_json(self.gap),
                "optimal": bool(self.optimal), "bound": self.bound,
                "triangle_free": self.triangle_free, "realisable": self.realisable,
                "gap_detail": self.gap_detail}
         if self.distribution is not None:
-            out["distribution"] = self.distribution
+            out["distribution"] = [{**e, "probability": number_to_json(e["probability"])}
+                                   for e in self.distribution]
         if self.correlation_plan is not None:
-            out["correlation_plan"] = self.correlation_plan
+            out["correlation_plan"] = [{**e, "value": number_to_json(e["value"])}
+                                       for e in self.correlation_plan]
         return out
 
     @classmethod
@@ -207,20 +232,28 @@ class CorrelatedResult(SolveResult):
         common = cls._common(data)
         extra = {k: v for k, v in data.items()
                  if k not in own and k not in common and k not in ("kind", "variant")}
-        return cls(**common, objective=data.get("objective", 0.0),
+        def entries(key, value_key):      # exact probabilities come back as Fractions
+            rows = data.get(key)
+            return None if rows is None else [
+                {**e, value_key: number_from_json(e.get(value_key))} for e in rows]
+        return cls(**common, objective=number_from_json(data.get("objective", 0.0)),
                    objective_spec=data.get("objective_spec", "welfare"),
-                   weights=data.get("weights", []), payoffs=data.get("payoffs", []),
-                   gap=data.get("gap", 0.0), optimal=bool(data.get("optimal", True)),
+                   weights=data.get("weights", []),
+                   payoffs=[number_from_json(p) for p in data.get("payoffs", [])],
+                   gap=number_from_json(data.get("gap", 0.0)),
+                   optimal=bool(data.get("optimal", True)),
                    triangle_free=data.get("triangle_free"), realisable=data.get("realisable"),
-                   gap_detail=data.get("gap_detail", {}), distribution=data.get("distribution"),
-                   correlation_plan=data.get("correlation_plan"), extra=extra)
+                   gap_detail=data.get("gap_detail", {}),
+                   distribution=entries("distribution", "probability"),
+                   correlation_plan=entries("correlation_plan", "value"), extra=extra)
 
     def headline(self) -> str:
         return f"{self.game}: {self.concept} maximising {self.objective_spec} ({self.bound})"
 
     def body_lines(self, names: list[str], digits: int = 6, max_entries: int = 20,
                    **options) -> list[str]:
-        lines = [f"objective: {self.objective:.{digits}g}"]
+        lines = [f"objective: {format_number(self.objective, digits)}"]
+        lines += [f"note: {note}" for note in self.extra.get("notes", [])]
         if self.triangle_free is not None:
             lines.append(f"triangle-free: {self.triangle_free}")
         if self.realisable is not None:
@@ -232,7 +265,7 @@ class CorrelatedResult(SolveResult):
             lines.append(f"{what} ({len(entries)} nonzero entries, largest first):")
             for e in entries[:max_entries]:
                 who = " | ".join(e.get("profile", e.get("sequences", [])))
-                lines.append(f"  {e[key]:.{digits}g}  {who}")
+                lines.append(f"  {format_number(e[key], digits)}  {who}")
             if len(entries) > max_entries:
                 lines.append(f"  ... {len(entries) - max_entries} more")
         return lines
@@ -261,6 +294,10 @@ class StrategicForm:
     payoffs: np.ndarray
     labels: list[list[str]]
     plans: list[np.ndarray] | None = None
+    exact_payoffs: np.ndarray | None = field(default=None, repr=False)
+    """The same tensor with Fraction entries, where it was computed (exact mode reads it)."""
+    source: object = field(default=None, repr=False)
+    """The NormalFormGame or SequenceForm the form was built from (None for raw arrays)."""
 
     @property
     def num_players(self) -> int:
@@ -272,7 +309,8 @@ class StrategicForm:
 
     @classmethod
     def from_normal_form(cls, game: NormalFormGame) -> StrategicForm:
-        return cls(game.name, game.payoffs.astype(float), [list(a) for a in game.actions])
+        return cls(game.name, game.payoffs.astype(float), [list(a) for a in game.actions],
+                   source=game)
 
 
 def count_reduced_plans(sf: SequenceForm, player: int) -> int:
@@ -348,16 +386,24 @@ def reduced_normal_form(sf: SequenceForm, max_profiles: int = DEFAULT_MAX_PROFIL
     plans = [enumerate_reduced_plans(sf, i, max_plans=max_profiles) for i in range(sf.num_players)]
     n = sf.num_players
     # reach[k][z, π] = π[σ_k(z)]: whether plan π of player k plays towards leaf z
-    reach = [plans[k][:, sf.terminal_sequences[:, k]].T.astype(float) for k in range(n)]
-    weights = sf.terminal_chance[:, None] * sf.terminal_payoffs            # (Z, n)
-    if n == 2:
-        payoffs = np.stack([reach[0].T @ (weights[:, [i]] * reach[1]) for i in range(n)])
+    exact = None
+    if exact_sum_work(sf, plans) <= EXACT_SUM_WORK:
+        # summed in rationals and rounded once (lpgame.equilibria.correlated.reduced_payoffs):
+        # a payoff that is the same at every leaf stays the same float
+        exact = reduced_payoffs_exact(sf, plans)
+        payoffs = exact.astype(float)
     else:
-        letters = "abcdefghijklmnopqrstuvwxy"[:n]
-        spec = "zi," + ",".join(f"z{c}" for c in letters) + "->i" + letters
-        payoffs = np.einsum(spec, weights, *reach, optimize=True)
+        reach = [plans[k][:, sf.terminal_sequences[:, k]].T.astype(float) for k in range(n)]
+        weights = sf.terminal_chance[:, None] * sf.terminal_payoffs            # (Z, n)
+        if n == 2:
+            payoffs = np.stack([reach[0].T @ (weights[:, [i]] * reach[1]) for i in range(n)])
+        else:
+            letters = "abcdefghijklmnopqrstuvwxy"[:n]
+            spec = "zi," + ",".join(f"z{c}" for c in letters) + "->i" + letters
+            payoffs = np.einsum(spec, weights, *reach, optimize=True)
     labels = [[plan_label(sf, i, row) for row in plans[i]] for i in range(n)]
-    return StrategicForm(f"{sf.game.name} (reduced normal form)", payoffs, labels, plans)
+    return StrategicForm(f"{sf.game.name} (reduced normal form)", payoffs, labels, plans,
+                         exact_payoffs=exact, source=sf)
 
 
 def as_strategic_form(game, max_profiles: int = DEFAULT_MAX_PROFILES) -> StrategicForm:
@@ -378,18 +424,24 @@ def _profile_index(shape: tuple[int, ...], player: int) -> np.ndarray:
     return np.moveaxis(np.arange(total).reshape(shape), player, 0).reshape(shape[player], -1)
 
 
-def incentive_matrix(form: StrategicForm, player: int, coarse: bool) -> tuple[sp.coo_array, list]:
+def incentive_matrix(form: StrategicForm, player: int, coarse: bool, exact: bool = False
+                     ) -> tuple[sp.coo_array | RationalMatrix, list]:
     """The incentive rows of one player (``≥ 0``) as a sparse matrix over the flat ψ.
 
     CE: one row per (recommended x, deviation y ≠ x), entries u_i(x, s_{-i}) − u_i(y, s_{-i}) at the
     profiles (x, s_{-i}). CCE: one row per deviation y, entries u_i(s) − u_i(y, s_{-i}) at every s.
     Returns the matrix and row labels ``(x, y)`` (CE) or ``y`` (CCE) as strategy indices.
+    ``exact``: from ``form.exact_payoffs``, as a :class:`~lpgame.rational.RationalMatrix`.
     """
     shape = form.shape
     m = shape[player]
     total = math.prod(shape)
     index = _profile_index(shape, player)                                  # (m, R)
-    u = np.moveaxis(form.payoffs[player], player, 0).reshape(m, -1)       # (m, R)
+    tensor, den = form.payoffs[player], 1
+    if exact:   # integers over one denominator: the differences are integer operations
+        nums, den = common_denominator(form.exact_payoffs[player].ravel().tolist())
+        tensor = nums.reshape(shape)
+    u = np.moveaxis(tensor, player, 0).reshape(m, -1)                     # (m, R)
     if coarse:
         data = u[None, :, :] - u[:, None, :]          # [y, x, r] = u(x, r) − u(y, r)
         rows = np.repeat(np.arange(m), m * u.shape[1])
@@ -402,13 +454,22 @@ def incentive_matrix(form: StrategicForm, player: int, coarse: bool) -> tuple[sp
         cols = index[rec].ravel()
         keys = list(zip(rec.tolist(), dev.tolist()))
     data = data.ravel()
-    keep = data != 0
+    keep = np.asarray(data != 0, dtype=bool)
+    if exact:
+        distinct: dict = {}
+        values = [distinct.setdefault(v, Fraction(v, den)) for v in data[keep].tolist()]
+        return RationalMatrix((len(keys), total), rows[keep], cols[keep], values), keys
     matrix = sp.coo_array((data[keep], (rows[keep], cols[keep])), shape=(len(keys), total))
     return matrix, keys
 
 
-def correlated_lp(form: StrategicForm, concept: str = "ce", objective="welfare") -> LinearProgram:
-    """The CE (``concept="ce"``) or CCE (``"cce"``) LP of the module docstring."""
+def correlated_lp(form: StrategicForm, concept: str = "ce", objective="welfare",
+                  exact: bool = False) -> LinearProgram:
+    """The CE (``concept="ce"``) or CCE (``"cce"``) LP of the module docstring.
+
+    ``exact``: every coefficient a rational from ``form.exact_payoffs`` (the same unit-range
+    scaling with an exact shift), for the certified basis of
+    :mod:`lpgame.equilibria.correlated.ce_cce_exact`."""
     if concept not in ("ce", "cce"):
         raise LpgameError(f"normal-form correlated LP: concept must be 'ce' or 'cce', got {concept!r}")
     coarse = concept == "cce"
@@ -424,6 +485,10 @@ def correlated_lp(form: StrategicForm, concept: str = "ce", objective="welfare")
     # player's rows are divided by a power of two; the objective is shifted and scaled (Σψ = 1)
     scalings = []
     for i in range(n):
+        if exact:
+            values = form.exact_payoffs[i].ravel().tolist()
+            scalings.append(unit_range_scaling(min(values), max(values), exact=True))
+            continue
         lo, hi = float_bounds(form.payoffs[i])
         check_float_payoffs(lo, hi, f"{form.name}, payoffs of player {i + 1}")
         scalings.append(unit_range_scaling(lo, hi))
@@ -440,16 +505,35 @@ def correlated_lp(form: StrategicForm, concept: str = "ce", objective="welfare")
     lp.add_constraints("probability", [(psi, sp.csr_array(np.ones((1, total))))], "==", 1.0,
                        labels=["Σψ"])
     for i in range(n):
-        matrix, keys = incentive_matrix(form, i, coarse)
+        matrix, keys = incentive_matrix(form, i, coarse, exact)
         labels = None
         if small:
             names = form.labels[i]
             labels = ([f"P{i + 1}:{names[y]}" for y in keys] if coarse else
                       [f"P{i + 1}:{names[x]}→{names[y]}" for x, y in keys])
-        if matrix.shape[0]:
+        if matrix.shape[0] and exact:
+            inverse = 1 / Fraction(scalings[i].scale)
+            unit = RationalMatrix(matrix.shape, matrix.rows, matrix.cols,
+                                  [v * inverse for v in matrix.data])
+            lp.add_constraints(f"incentive_p{i + 1}", [(psi, unit)], ">=",
+                               [Fraction(0)] * matrix.shape[0], labels=labels)
+        elif matrix.shape[0]:
             unit = sp.coo_array((np.ldexp(matrix.data, -scalings[i].exponent),
                                  (matrix.row, matrix.col)), shape=matrix.shape)
             lp.add_constraints(f"incentive_p{i + 1}", [(psi, unit)], ">=", 0.0, labels=labels)
+    lp.row_scalings = scalings      # player i's rows are A_i / 2^k_i (the duals' units)
+    if exact:
+        nums, den = common_denominator(form.exact_payoffs.ravel().tolist())
+        w_nums, w_den = common_denominator([Fraction(v) for v in w])
+        coef_nums = np.tensordot(w_nums, nums.reshape(form.exact_payoffs.shape), axes=1).ravel()
+        lo, hi = min(coef_nums.tolist()), max(coef_nums.tolist())
+        lp.objective_scaling = unit_range_scaling(Fraction(lo, den * w_den),
+                                                  Fraction(hi, den * w_den), exact=True)
+        distinct: dict = {}
+        unit = [distinct.setdefault(c, lp.objective_scaling.to_unit(Fraction(c, den * w_den)))
+                for c in coef_nums.tolist()]
+        lp.set_objective([(psi, unit)], sense="max")
+        return lp
     coef = np.tensordot(w, form.payoffs, axes=1).ravel()
     lp.objective_scaling = unit_range_scaling(*float_bounds(coef))
     lp.set_objective([(psi, lp.objective_scaling.to_unit_array(coef))], sense="max")
@@ -481,16 +565,25 @@ def solve_normal_form(game, concept: str = "ce", objective="welfare", backend: s
     payoffs = [float(np.sum(psi * form.payoffs[i])) for i in range(form.num_players)]
     check = (cce_gap if concept == "cce" else ce_gap)(form, psi)
     w = objective_weights(objective, form.num_players)
+    value = float(np.dot(w, payoffs))
+    optimality = optimality_certificate(
+        form.payoffs, w, multipliers_from_duals(
+            form.shape, incentive_duals(lp, solution.duals, form.num_players),
+            [sc.exponent for sc in lp.row_scalings], lp.objective_scaling.float_scale,
+            concept == "cce"), concept == "cce", value)
     flat = psi.ravel()
     support = np.flatnonzero(flat > SUPPORT_TOLERANCE)
     support = support[np.argsort(-flat[support], kind="stable")]
     grids = np.unravel_index(support, form.shape)
     distribution = [{"profile": [form.labels[i][grids[i][k]] for i in range(form.num_players)],
                      "probability": float(flat[s])} for k, s in enumerate(support)]
+    certificate = Certificate(gain=check.gap, exact=False, deviations=DEVIATIONS[concept],
+                              extra=dict(optimality))
     return CorrelatedResult(
-        game=form.name, concept=concept, objective=float(np.dot(w, payoffs)),
+        game=form.name, concept=concept, objective=value,
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
-        gap=check.gap, optimal=True, triangle_free=None, size=lp.size(),
+        gap=check.gap, optimal=optimality["optimality_proven"], triangle_free=None,
+        size=lp.size(), certificate=certificate,
         seconds={"build": built - start, "solve": solution.seconds,
                  "total": time.perf_counter() - start},
         backend=backend, distribution=distribution, realisable=True,
@@ -515,24 +608,3 @@ OBJECTIVE_OPTION = Option("objective", object, "welfare",
                           "welfare (default), player1, player2, ... or weights w1,w2,...",
                           parse=parse_objective)
 """The objective option shared by the correlated concepts (Σ_i w_i u_i, :func:`objective_weights`)."""
-
-
-def _solve_ce(concept: str):
-    def solve(game, *, exact: bool = False, backend: str = "highs", objective="welfare",
-              max_profiles: int = DEFAULT_MAX_PROFILES, **options) -> CorrelatedResult:
-        return solve_normal_form(game, concept, objective, backend=backend,
-                                 max_profiles=max_profiles, **options)
-    return solve
-
-
-for _name, _summary, _rows in (
-        ("ce", "optimal correlated equilibrium (normal form; an extensive game's reduced normal "
-               "form gives the NFCE)", "Aumann 1974; Rojas Linárez 2020, Def. 1.12"),
-        ("cce", "optimal coarse correlated equilibrium (normal form or reduced normal form)",
-                "Moulin & Vial 1978; Farina 2023 §1.9")):
-    register(Concept(
-        name=_name, games=("n_player",), solve=_solve_ce(_name), summary=_summary,
-        certificate=DEVIATIONS[_name], source=_rows, exact=False,
-        options=(OBJECTIVE_OPTION,
-                 Option("max_profiles", int, DEFAULT_MAX_PROFILES,
-                        "largest number of joint pure profiles the LP is built for"))))

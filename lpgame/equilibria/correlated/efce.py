@@ -50,6 +50,11 @@ EFCE ≤ EFCCE ≤ NFCCE for every objective (and NFCE ≤ EFCE for the normal-f
 :mod:`lpgame.equilibria.correlated.ce_cce`). The objective is Σ_z p_c(z) Σ_i w_i u_i(z) ξ[σ_1(z), σ_2(z)].
 All matrices are assembled as sparse COO by joins on sorted integer keys, without per-entry loops.
 
+**Optimality.** The LP's duals give a weak-duality bound, checked against the LP's data with
+implied bounds on ξ and v (:mod:`lpgame.equilibria.correlated.plan_optimality`); the answer is
+optimal only where it meets the value. Exact mode (rational coefficients, certified basis, exact
+trigger gains and dual bound) is :mod:`lpgame.equilibria.correlated.efce_exact`.
+
 **Realisability.** On small games a plan is decomposed into a distribution μ over pairs of reduced
 plans with f(μ) = ξ by the LP min ‖f(μ) − ξ‖₁ over μ ≥ 0 (f is linear: the Kronecker product of the
 plan matrices restricted to the relevant pairs); a zero residual proves ξ ∈ Ξ.
@@ -60,28 +65,34 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 
 from lpgame.equilibria.correlated.ce_cce import (
     DEVIATIONS,
-    OBJECTIVE_OPTION,
     SUPPORT_TOLERANCE,
     CorrelatedResult,
     count_reduced_plans,
-    enumerate_reduced_plans,
     objective_name,
     objective_report,
     objective_weights,
     plan_label,
 )
+from lpgame.equilibria.correlated.plan_decomposition import (
+    REALISABLE_TOLERANCE,
+    Decomposition,
+    decompose_on_pairs,
+)
+from lpgame.equilibria.correlated.plan_optimality import plan_optimality
 from lpgame.errors import InvalidGameError, LpgameError, ModelTooLargeError
 from lpgame.lp import LinearProgram, solve_lp
 from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
 from lpgame.lp.solution import solver_report
 from lpgame.lp.sorted_keys import find_keys, join_keys, unique
-from lpgame.registry import Concept, Option, register
+from lpgame.rational import RationalMatrix
+from lpgame.result import Certificate
 from lpgame.sequence_form import SequenceForm
 
 PLAN_CONCEPTS = ("efce", "efcce", "nfcce")
@@ -89,7 +100,6 @@ DEFAULT_MAX_DECOMPOSE_PROFILES = 50_000
 """Largest |Π_1|·|Π_2| for which ``decompose="auto"`` checks realisability."""
 DEFAULT_MAX_DECOMPOSE_NONZEROS = 5_000_000
 """Largest number of nonzeros of f (one per relevant pair and pair of plans holding it)."""
-REALISABLE_TOLERANCE = 1e-7
 
 
 def connected_node_keys(nodes_a: np.ndarray, real_a: int, nodes_b: np.ndarray,
@@ -316,10 +326,21 @@ def triggers(tree: PlayerTree, concept: str) -> Triggers:
                       f"{', '.join(PLAN_CONCEPTS)}")
 
 
-def _own_payoff_entries(sf: SequenceForm, player: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _own_payoff_entries(sf: SequenceForm, player: int, exact: bool = False
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nonzero entries (own sequence, opponent sequence, Σ p_c u_i / 2^k) of player i's payoff
     matrix, divided by the power of two that puts the player's payoffs in unit range
-    (:mod:`lpgame.lp.scaling`; the trigger rows are homogeneous in U and v, so v scales alike)."""
+    (:mod:`lpgame.lp.scaling`; the trigger rows are homogeneous in U and v, so v scales alike).
+    ``exact``: the values as Fractions (an object array), from the exact leaves."""
+    if exact:
+        _, payoffs = sf.exact_terminal_data()
+        values = [v for row in payoffs for v in row]
+        scaling = unit_range_scaling(min(values), max(values), exact=True, shift=False)
+        U = sf.payoff_matrix_exact(player)
+        inverse = 1 / Fraction(scaling.scale)
+        data = np.empty(len(U.data), dtype=object)
+        data[:] = [v * inverse for v in U.data]
+        return (U.rows, U.cols, data) if player == 0 else (U.cols, U.rows, data)
     lo, hi = sf.game._payoff_bounds()
     check_float_payoffs(lo, hi, f"{sf.game.name}, payoffs")
     scaling = unit_range_scaling(lo, hi, shift=False)
@@ -332,8 +353,10 @@ def _own_payoff_entries(sf: SequenceForm, player: int) -> tuple[np.ndarray, np.n
 
 
 def correlation_plan_lp(sf: SequenceForm, concept: str = "efce", objective="welfare",
-                        space: CorrelationPlanSpace | None = None) -> LinearProgram:
-    """The optimal EFCE / EFCCE / NFCCE LP over V (see module docstring)."""
+                        space: CorrelationPlanSpace | None = None,
+                        exact: bool = False) -> LinearProgram:
+    """The optimal EFCE / EFCCE / NFCCE LP over V (see module docstring); ``exact``: the payoff
+    coefficients as rationals (:mod:`lpgame.equilibria.correlated.efce_exact`)."""
     space = space or CorrelationPlanSpace(sf)
     w = objective_weights(objective, 2)
     lp = LinearProgram(name=f"{concept}:{sf.game.name}", description=(
@@ -349,9 +372,23 @@ def correlation_plan_lp(sf: SequenceForm, concept: str = "efce", objective="welf
             return space.index(own_seq, opp_seq) if i == 0 else space.index(opp_seq, own_seq)
 
         add_trigger_rows(lp, space.trees[i], xi, space.num_pairs, i,
-                         triggers(space.trees[i], concept), _own_payoff_entries(sf, i), pair_pos)
+                         triggers(space.trees[i], concept), _own_payoff_entries(sf, i, exact),
+                         pair_pos)
     # objective Σ_z p_c(z) (w·u(z)) ξ[σ(z)]
     leaf_pos = space.index(sf.terminal_sequences[:, 0], sf.terminal_sequences[:, 1])
+    if exact:
+        chance, payoffs = sf.exact_terminal_data()
+        coef = np.zeros(space.num_pairs, dtype=object)
+        leaf = np.empty(len(chance), dtype=object)
+        leaf[:] = [p * sum((Fraction(float(a)) * b for a, b in zip(w, row)), Fraction(0))
+                   for p, row in zip(chance, payoffs)]
+        np.add.at(coef, leaf_pos, leaf)
+        values = coef.tolist()
+        lp.objective_scaling = unit_range_scaling(min(values), max(values), exact=True,
+                                                  shift=False)
+        lp.set_objective([(xi, [lp.objective_scaling.to_unit(Fraction(v)) for v in values])],
+                         sense="max")
+        return lp
     coef = np.bincount(leaf_pos, weights=sf.terminal_chance * (sf.terminal_payoffs @ w),
                        minlength=space.num_pairs)
     # scaled only (lpgame.lp.scaling): Σ ξ over the leaves is one only for consistent plans
@@ -395,8 +432,7 @@ def add_trigger_rows(lp: LinearProgram, tree: PlayerTree, xi, num_plan_entries: 
     # −Σ_τ U_i[s, τ] ξ[c_t ⊕ τ]
     own, opp, val = payoff_entries
     ri, ei = join_keys(row_s, own)
-    xi_dev = sp.csr_array((-val[ei], (ri, plan_pos(trig.cond[row_t[ri]], opp[ei]))),
-                          shape=(R, num_plan_entries))
+    xi_dev = _sparse(-val[ei], ri, plan_pos(trig.cond[row_t[ri]], opp[ei]), (R, num_plan_entries))
     lp.add_constraints(f"deviation_p{player + 1}", [(v, v_matrix), (xi, xi_dev)], ">=", 0.0)
     # obedience rows: v[t, scope] − Σ_{obeying s} Σ_τ U_i[s, τ] ξ[s ⊕ τ] ≤ 0
     top = find_keys(v_key, np.arange(T) * (m + 1) + trig.scope, "v variables")
@@ -413,77 +449,30 @@ def add_trigger_rows(lp: LinearProgram, tree: PlayerTree, xi, num_plan_entries: 
         ob_s = scope_s
     ob_t, ob_seq = ti, ob_s[ri]
     oi, ei = join_keys(ob_seq, own)
-    xi_obey = sp.csr_array((-val[ei], (ob_t[oi], plan_pos(own[ei], opp[ei]))),
-                           shape=(T, num_plan_entries))
+    xi_obey = _sparse(-val[ei], ob_t[oi], plan_pos(own[ei], opp[ei]), (T, num_plan_entries))
     lp.add_constraints(f"obedience_p{player + 1}", [(v, v_top), (xi, xi_obey)], "<=", 0.0,
                        labels=[f"P{player + 1} {lab}" for lab in trig.labels] if T <= 20_000
                        else None)
     return v_j
 
 
+def _sparse(data: np.ndarray, rows, cols, shape):
+    """A CSR array, or a RationalMatrix for Fraction data (exact mode); duplicates summed."""
+    if data.dtype == object:
+        return RationalMatrix(shape, rows, cols, data.tolist())
+    return sp.csr_array((data, (rows, cols)), shape=shape)
+
+
 # ---------------------------------------------------------------------------------------- realisability
-@dataclass
-class Decomposition:
-    """A distribution over pairs of reduced plans whose correlation plan is closest to ξ."""
-
-    residual: float                  # ‖f(μ) − ξ‖₁ (0: ξ is realisable)
-    realisable: bool
-    distribution: np.ndarray         # (|Π_1|, |Π_2|)
-    plans: list[np.ndarray]
-
-
-def decompose_plan(sf: SequenceForm, xi: np.ndarray, space: CorrelationPlanSpace | None = None,
+def decompose_plan(sf: SequenceForm, xi, space: CorrelationPlanSpace | None = None,
                    max_profiles: int = DEFAULT_MAX_DECOMPOSE_PROFILES,
                    max_nonzeros: int = DEFAULT_MAX_DECOMPOSE_NONZEROS, backend: str = "highs",
-                   tolerance: float = REALISABLE_TOLERANCE, **options) -> Decomposition:
-    """Find μ ∈ Δ(Π_1 × Π_2) minimising ‖f(μ) − ξ‖₁ over the relevant pairs (module docstring).
-
-    Refused with :class:`~lpgame.errors.ModelTooLargeError` when |Π_1|·|Π_2| > ``max_profiles``
-    or the matrix of f would have more than ``max_nonzeros`` entries.
-    """
-    space = space or CorrelationPlanSpace(sf)
-    counts = [count_reduced_plans(sf, i) for i in range(2)]
-    if counts[0] * counts[1] > max_profiles:
-        raise ModelTooLargeError(
-            f"{sf.game.name}: decomposing a correlation plan needs {counts[0]:,} × {counts[1]:,} = "
-            f"{counts[0] * counts[1]:,} pure plan pairs, more than the limit of {max_profiles:,}")
-    plans = [enumerate_reduced_plans(sf, i) for i in range(2)]
-    # f(μ)[σ1, σ2] = Σ μ[π1, π2] π1[σ1] π2[σ2]: row of each relevant pair, column π1·|Π_2| + π2,
-    # one entry per (plan of player 1 containing σ1) × (plan of player 2 containing σ2)
-    holders = [sp.csr_array(plans[i].T.astype(np.int8)) for i in range(2)]   # sequence -> plans
-    s1, s2 = space.pairs[:, 0], space.pairs[:, 1]
-    c1 = np.diff(holders[0].indptr)[s1]
-    c2 = np.diff(holders[1].indptr)[s2]
-    per = c1.astype(np.int64) * c2
-    nnz = int(per.sum())
-    if nnz > max_nonzeros:
-        raise ModelTooLargeError(
-            f"{sf.game.name}: decomposing a correlation plan needs {nnz:,} nonzeros, more than the "
-            f"limit of {max_nonzeros:,}")
-    P = space.num_pairs
-    row = np.repeat(np.arange(P), per)
-    local = np.arange(nnz) - np.repeat(np.cumsum(per) - per, per)
-    first = holders[0].indices[holders[0].indptr[s1][row] + local // c2[row]]
-    second = holders[1].indices[holders[1].indptr[s2][row] + local % c2[row]]
-    k = counts[0] * counts[1]
-    f = sp.csr_array((np.ones(nnz), (row, first.astype(np.int64) * counts[1] + second)),
-                     shape=(P, k))
-    lp = LinearProgram(name=f"decompose:{sf.game.name}",
-                       description="min ‖f(μ) − ξ‖₁ over μ ≥ 0 (Farina 2023, Def. 9.1)")
-    mu = lp.add_variables("mu", k, lower=0.0)
-    over = lp.add_variables("over", P, lower=0.0)
-    under = lp.add_variables("under", P, lower=0.0)
-    eye = sp.identity(P, format="csr")
-    lp.add_constraints("plan", [(mu, f), (over, -eye), (under, eye)], "==",
-                       np.asarray(xi, dtype=float))
-    lp.set_objective([(over, np.ones(P)), (under, np.ones(P))], sense="min")
-    sol = solve_lp(lp, backend=backend, **options)
-    dist = np.clip(sol.values("mu"), 0.0, None)
-    residual = float(sol.objective)
-    if dist.sum() > 0:
-        dist = dist / dist.sum()
-    return Decomposition(residual, residual <= tolerance * max(1.0, P ** 0.5),
-                         dist.reshape(counts[0], counts[1]), plans)
+                   tolerance: float = REALISABLE_TOLERANCE, exact: bool = False,
+                   **options) -> Decomposition:
+    """Find μ ∈ Δ(Π_1 × Π_2) minimising ‖f(μ) − ξ‖₁ over the relevant pairs
+    (:func:`lpgame.equilibria.correlated.plan_decomposition.decompose_on_pairs`)."""
+    return decompose_on_pairs(sf, xi, space or CorrelationPlanSpace(sf), max_profiles,
+                              max_nonzeros, backend, tolerance, exact, **options)
 
 
 # ---------------------------------------------------------------------------------------- solve
@@ -550,6 +539,9 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
         except ModelTooLargeError:
             if decompose is True:
                 raise
+        except LpgameError as error:       # realisability is a side check: a failure is a note
+            extra["notes"] = [f"realisability not checked: the decomposition LP failed "
+                              f"({type(error).__name__}: {error})"]
     if dec is not None:
         realisable = dec.realisable
         extra["decomposition_residual"] = dec.residual
@@ -565,46 +557,20 @@ def solve_correlation_plan(game, concept: str = "efce", objective="welfare",
         extra["bound_attained"] = True     # a realisable optimum of the relaxation is optimal
     w = objective_weights(objective, 2)
     end = time.perf_counter()
-    extra.update(objective_report(lp, solution.objective, w, payoffs, sf.terminal_payoffs,
-                                  check.gap))
+    report = objective_report(lp, solution.objective, w, payoffs, sf.terminal_payoffs, check.gap)
+    extra.update(report)
+    value = float(np.dot(w, payoffs))
+    proof = plan_optimality(lp, solution.row_duals, value, report["payoff_range"])
+    certificate = Certificate(gain=check.gap, exact=False, deviations=DEVIATIONS[concept],
+                              extra=proof)
     return CorrelatedResult(
-        game=sf.game.name, concept=concept, objective=float(np.dot(w, payoffs)),
+        game=sf.game.name, concept=concept, objective=value,
         objective_spec=objective_name(objective), weights=w.tolist(), payoffs=payoffs,
-        gap=check.gap, optimal=triangle is None or bool(realisable), triangle_free=triangle is None,
+        gap=check.gap, optimal=(triangle is None or bool(realisable))
+        and proof["optimality_proven"], triangle_free=triangle is None, certificate=certificate,
         size=lp.size(), solver=solver_report(solution),
         seconds={"build": built - start, "solve": solution.seconds,
                  "decompose": end - decomposed, "total": end - start},
         backend=backend, distribution=distribution, correlation_plan=plan_entries,
         realisable=realisable, gap_detail=check.to_dict(), extra=extra, raw=xi, model=space,
         lp=lp)
-
-
-def _solve_plan(concept: str):
-    def solve(game, *, exact: bool = False, backend: str = "highs", objective="welfare",
-              method: str | None = None, **options) -> CorrelatedResult:
-        # method: "lp" (or None) selects this entry; "learning" selects efce_learning's entry
-        return solve_correlation_plan(game, concept, objective, backend=backend, **options)
-    return solve
-
-
-_PLAN_OPTIONS = (
-    OBJECTIVE_OPTION,
-    Option("decompose", object, "auto", "auto (default), True or False: decompose the plan into "
-           "a distribution over pure plan pairs (proves realisability)",
-           parse=lambda t: {"true": True, "false": False}.get(t.lower(), t)),
-    Option("max_decompose_profiles", int, DEFAULT_MAX_DECOMPOSE_PROFILES,
-           "largest |Π1|·|Π2| decomposed when decompose=auto"))
-
-for _name, _summary in (
-        ("efce", "optimal extensive-form correlated equilibrium (two-player correlation plans)"),
-        ("efcce", "optimal extensive-form coarse correlated equilibrium (correlation plans)"),
-        ("nfcce", "optimal normal-form coarse correlated equilibrium (correlation plans)")):
-    register(Concept(
-        name=_name, games=("general_sum",), solve=_solve_plan(_name), summary=_summary,
-        certificate=DEVIATIONS[_name], exact=False,
-        options=_PLAN_OPTIONS + ((Option("method", str, None, "lp (default) or learning "
-                                         "(optimal EFCE by regret minimisation, Farina 2023 "
-                                         "Ch. 10)", choices=("lp", "learning")),)
-                                 if _name == "efce" else ()),
-        source="von Stengel & Forges 2008; Farina 2023 Ch. 9 (correlation plans, "
-               "triangle-freeness)"))

@@ -81,6 +81,7 @@ import time
 
 import numpy as np
 
+from lpgame import progress
 from lpgame.equilibria.correlated.efce_balanced_mix import balanced_mix, best_within_violation
 from lpgame.equilibria.correlated.efce_bounds import (
     BOUND_RESERVE,
@@ -289,6 +290,8 @@ def run_elastic_master(model: Model, start: float, main_limit: float | None, tol
         t_part = time.perf_counter()
         cuts = model.separate(mu, CUT_TOLERANCE * tol)
         parts["separation"] += time.perf_counter() - t_part
+        progress.report("EFCE column generation, elastic", iteration=iterations,
+                        columns=len(model.columns), master=z, violation=e, bound=bounds.upper)
         if verbose:
             print(f"[efce cg] it {iterations} elastic M {penalty:g} cols {len(model.columns)} "
                   f"cuts {model.num_cuts} (+{cuts}) master {z:.6g} objective "

@@ -57,6 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lpgame import progress
 from lpgame.analysis.n_player_correlated_gaps import n_player_efce_gap
 from lpgame.compile import compile_game
 from lpgame.equilibria.correlated.ce_cce import (
@@ -296,6 +297,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
             break
         iterations += 1
         cuts = model.separate(mu, CUT_TOLERANCE * tol)
+        progress.report(f"EFCE column generation, phase {phase}", iteration=iterations,
+                        columns=len(model.columns), master=z, violation=e)
         if verbose:
             print(f"[efce cg] it {iterations} phase {phase} cols {len(model.columns)} "
                   f"cuts {model.num_cuts} (+{cuts}) master {z:.6g} e {e:.3g} "

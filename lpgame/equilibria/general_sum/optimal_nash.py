@@ -36,16 +36,36 @@ continuation of player i reaches leaves of the same total weight W_j = Σ_z p_c(
 player i's payoff range over the leaves. With this M_i no equilibrium is cut off; the result
 states M_i.
 
+**Scaling** (:mod:`lpgame.lp.scaling`, issue 34). The MILP never sees the game's payoffs: each
+player's are put in unit range, u'_i = (u_i − c_i)/s_i (an affine change of i's utility, which
+leaves every equilibrium unchanged; :func:`lpgame.equilibria.zero_sum.security.scaled_payoff_matrix`),
+so the big-M constants are M_i/s_i ≤ 2, and the objective Σ_i w_i v_i = K·Σ_i (w_i s_i/K) v'_i +
+Σ_i w_i c_i with K a power of two near max_i |w_i| s_i. HiGHS's feasibility tolerance (1e-9) is then
+1e-9 of each payoff range, whether the payoffs are 1e-9 or 1e10.
+
+**Gap, bound and the word optimal.** ``mip_gap`` g ∈ [0, 1) is a fraction of the objective's range
+R = Σ_i |w_i| R_i (R_i: player i's payoff range): HiGHS stops when its proven dual bound is within
+max(g, OPTIMALITY_TOLERANCE/10)·R of its incumbent (an absolute gap on the unit-range objective; no
+relative gap, which means nothing near an objective of 0). The answer is labelled optimal only when
+that bound, reported in the game's units, meets the returned objective within
+:data:`~lpgame.equilibria.general_sum.optimal_nash_proof.OPTIMALITY_TOLERANCE`·R; otherwise the
+result says "not proven optimal" and gives the bound.
+
 **Polishing and exact mode.** The MILP's binaries fix a support S_i = {σ : b_i[σ] = 1}. The LP with
 r_i[σ] = 0 on S_i and x[σ] = 0 (y[σ] = 0) off it, and the same objective, is the MILP with the
 binaries fixed: every feasible point is an equilibrium and its optimum is the MILP's. It is solved
-again in floating point (clean plans, NashConv at the LP's accuracy) or, with ``exact=True``, with
-rational payoff matrices and its optimal basis certified in rational arithmetic
-(:func:`lpgame.lp.solve_lp_exact`); the certificate's exact NashConv must then be 0.
+again in floating point at HiGHS's tightest tolerances (clean plans, NashConv at the LP's accuracy)
+or, with ``exact=True``, with rational payoff matrices and its optimal basis certified in rational
+arithmetic (:func:`lpgame.lp.solve_lp_exact`); the certificate's exact NashConv must then be 0.
+A floating-point MILP bound proves nothing exactly, so exact mode proves the optimum by enumerating
+every extreme equilibrium of small games
+(:mod:`~lpgame.equilibria.general_sum.optimal_nash_proof`; a better equilibrium found there is
+returned instead) and otherwise says plainly that the optimum is not proven exactly.
 
 A MILP that reaches its time limit with an incumbent returns that equilibrium labelled as partial,
 with HiGHS's bound on the optimum; without one it raises
-:class:`~lpgame.errors.SolverTimeLimitError` carrying the bound.
+:class:`~lpgame.errors.SolverTimeLimitError` carrying the bound. The correlated equilibrium shown
+beside the answer is a side quantity: if it fails, the answer carries a note saying why.
 """
 
 from __future__ import annotations
@@ -58,11 +78,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.equilibria.correlated.ce_cce import objective_name, objective_weights
+from lpgame.equilibria.general_sum.milp_options import check_mip_gap, check_solver_options
+from lpgame.equilibria.general_sum.optimal_nash_proof import (
+    OPTIMALITY_TOLERANCE,
+    exact_optimality,
+    float_optimality,
+)
 from lpgame.equilibria.profiles import certified_profile, payoff_range, relative
 from lpgame.errors import ConceptMismatchError, ExactCheckError, LpgameError, OptionError, SolverError
 from lpgame.lp import TIGHT_TOLERANCES, LPSolution, solve_lp, solve_lp_exact
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import solver_report
+from lpgame.number_format import format_number
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, Result
 from lpgame.sequence_form import SequenceForm
@@ -78,9 +105,6 @@ bounds the Nash optimum: max-welfare CE ≥ best Nash welfare)."""
 MIP_TOLERANCES = {"mip_feasibility_tolerance": 1e-9}
 """HiGHS options of the MILP: tight feasibility, so that b = 1 really forces a regret of 0 (on
 unit-range payoffs, 1e-9 of the payoff range)."""
-OPTIMALITY_TOLERANCE = 1e-9
-"""A floating-point answer is labelled optimal when the MILP's proven bound meets its objective
-within this fraction of the objective's range Σ_i |w_i| R_i (R_i: player i's payoff range)."""
 
 
 @dataclass
@@ -128,41 +152,6 @@ def check_two_players(sf: SequenceForm, what: str) -> None:
         raise ConceptMismatchError(
             f"{sf.game.name}: {what} is defined here for two-player games; the game has "
             f"{sf.num_players} players (correlated concepts 'ce'/'cce' take any number)")
-
-
-def check_mip_gap(mip_gap) -> float | None:
-    """``mip_gap`` as a float in [0, 1) (None kept): the gap is a fraction of the objective's range,
-    so 1 or more would accept any point."""
-    if mip_gap is None:
-        return None
-    if isinstance(mip_gap, bool) or not isinstance(mip_gap, (int, float, Fraction)):
-        raise OptionError(f"option 'mip_gap' must be a number in [0, 1); got {mip_gap!r}")
-    gap = float(mip_gap)
-    if not 0 <= gap < 1:
-        raise OptionError(f"option 'mip_gap' must lie in [0, 1) (a fraction of the objective's "
-                          f"payoff range; 0 proves the optimum); got {mip_gap!r}")
-    return gap
-
-
-LP_SOLVERS = ("choose", "simplex", "ipm")
-"""Values of ``solver`` that the MILP concepts' LPs accept: they need a vertex (a basis) to read a
-support and to certify it exactly."""
-
-
-def check_solver_options(options: dict, what: str) -> None:
-    """Refuse solver options these concepts do not use: a ``solver`` that gives no vertex (PDLP,
-    Clarabel) and a negative or non-finite ``time_limit``."""
-    solver = options.get("solver")
-    if solver is not None and solver not in LP_SOLVERS:
-        raise OptionError(f"{what}: option 'solver' must be one of {', '.join(LP_SOLVERS)} (its "
-                          f"MILP is HiGHS's branch and bound and its LPs need a vertex); got "
-                          f"{solver!r}")
-    limit = options.get("time_limit")
-    if limit is not None:
-        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0 \
-                or limit == float("inf"):
-            raise OptionError(f"option 'time_limit' must be a positive number of seconds; got "
-                              f"{limit!r}")
 
 
 def _objective_map(weights, scalings, ranges, exact: bool):
@@ -336,16 +325,17 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         objective_value = milp.to_game(mip.objective)
     bound = milp.to_game(mip.info.get("mip_dual_bound"))
     if exact:
-        optimality, plans, objective_value = _exact_optimality(sf, weights, worst, plans,
+        optimality, plans, objective_value = exact_optimality(sf, weights, worst, plans,
                                                                objective_value, bound)
     else:
-        optimality = _float_optimality(objective_value, bound, worst, milp.objective_range,
+        optimality = float_optimality(objective_value, bound, worst, milp.objective_range,
                                        mip.status == "optimal")
     strategies, unreached, plans, ev, _ = certified_profile(sf, plans, exact)
     if exact and ev.nash_conv != 0:
         raise ExactCheckError(f"exact mode: the support LP's profile has exact NashConv "
                               f"{ev.nash_conv}, not 0")
-    partial = mip.status != "optimal"
+    # partial: HiGHS stopped at a limit, or (floating point) its bound does not meet the answer
+    partial = mip.status != "optimal" or (not exact and not optimality["proven"])
     extra = {
         "objective": objective_name(objective),
         "weights": [float(w) for w in weights],
@@ -367,7 +357,7 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         "polished": polish is not None,
     }
     direction = "most" if not worst else "least"
-    if partial:
+    if mip.status != "optimal":
         extra["status"] = (f"partial: HiGHS stopped ({mip.status}) before "
                            f"proving the optimum; the equilibrium returned is "
                            f"the incumbent, objective {extra['milp']['primal_bound']}, and the best "
@@ -389,11 +379,14 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         best = solve_optimal_nash(sf, objective, worst=False, exact=exact, backend=backend,
                                   mip_gap=mip_gap, beside_ce=False, pair=False, **raw_options)
         extra["best_objective_value"] = best.extra["objective_value"]
-        extra.update(price_of_anarchy(sf, weights, best.extra["objective_value"],
-                                      extra["objective_value"]))
+        try:
+            extra.update(price_of_anarchy(sf, weights, best.extra["objective_value"],
+                                          extra["objective_value"], exact=exact))
+        except LpgameError as error:          # a side quantity never sinks the answer
+            extra["price_of_anarchy_failed"] = f"{type(error).__name__}: {error}"
     if beside_ce:
         try:
-            beside = correlated_beside(sf, weights, worst)
+            beside = correlated_beside(sf, weights, worst, exact=exact)
         except LpgameError as error:          # a side quantity never sinks the answer
             beside = None
             extra["correlated_beside_failed"] = f"{type(error).__name__}: {error}"
@@ -409,46 +402,6 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
         solver=solver_report(polish, exact, name="highs-mip", mip_gap=mip.info.get("mip_gap"),
                              then=("the LP with the MILP's support fixed" if polish is not None
                                    else None)))
-
-
-def _float_optimality(value, bound, worst: bool, span: float, solved: bool) -> dict:
-    """The MILP's proven bound against the value: optimal when they meet within
-    OPTIMALITY_TOLERANCE × the objective's range Σ_i |w_i| R_i."""
-    if bound is None or not np.isfinite(bound):
-        return {"proven": False, "bound": None, "method": "the MILP's dual bound (none)"}
-    gap = (float(value) - bound) if worst else (bound - float(value))
-    rel = relative(gap, span)
-    return {"proven": bool(solved and rel <= OPTIMALITY_TOLERANCE), "bound": bound,
-            "gap": gap, "relative_gap": rel,
-            "method": "the MILP's proven dual bound (HiGHS, on unit-range payoffs)",
-            "tolerance": f"{OPTIMALITY_TOLERANCE:g} of the objective's range {span:.6g}"}
-
-
-def _exact_optimality(sf: SequenceForm, weights, worst: bool, plans, value, bound):
-    """Exact mode: the support LP's optimum against every extreme equilibrium
-    (:mod:`~lpgame.equilibria.general_sum.optimal_nash_proof`); a better equilibrium found there
-    replaces the MILP's. (optimality, plans, value)."""
-    from lpgame.equilibria.general_sum.optimal_nash_proof import enumerated_optimum
-
-    found, why = enumerated_optimum(sf, weights, worst)
-    if found is None:
-        return ({"proven": False, "bound": bound,
-                 "method": f"the MILP's floating-point dual bound only; not proven exactly: {why}"},
-                plans, value)
-    out = {"proven": True, "bound": str(found.value),
-           "method": f"exact enumeration of all {found.extreme_equilibria} extreme equilibria "
-                     "(vertex enumeration; the objective is bilinear, so its optimum over the "
-                     "equilibria is at an extreme one)",
-           "seconds": found.seconds}
-    better = found.value < Fraction(value) if worst else found.value > Fraction(value)
-    if better:
-        out["replaced"] = (f"the MILP's support LP gave {value}; the enumeration's equilibrium "
-                           "is returned instead")
-        return out, found.plans, found.value
-    if found.value != Fraction(value):
-        out["proven"] = False
-        out["method"] += f"; the MILP's value {value} is beyond the enumerated optimum"
-    return out, plans, value
 
 
 def _solve_support_lp(sf: SequenceForm, weights, worst: bool, exact: bool, support, options: dict
@@ -475,38 +428,67 @@ def _solve_support_lp(sf: SequenceForm, weights, worst: bool, exact: bool, suppo
     return solution, plans, fixed.to_game(solution.objective)
 
 
-def price_of_anarchy(sf: SequenceForm, weights, best, worst) -> dict:
+def price_of_anarchy(sf: SequenceForm, weights, best, worst, exact: bool = False) -> dict:
     """The social optimum max_{π_1, π_2} Σ_i w_i u_i(π) over pure (reduced) plan pairs, where the
     reduced normal form has at most :data:`CE_BESIDE_MAX_PROFILES` joint plans (mixing cannot do
     better), and, for the welfare objective with every quantity positive, the price of anarchy
     optimum / worst equilibrium and the price of stability optimum / best equilibrium
-    (Koutsoupias & Papadimitriou 1999; Anshelevich et al. 2004). Empty where not computed."""
+    (Koutsoupias & Papadimitriou 1999; Anshelevich et al. 2004). Empty where not computed.
+
+    ``exact``: the optimum and both prices are Fractions: the pairs within a rounding margin of
+    the floating-point maximum are re-evaluated in rational arithmetic
+    (:func:`~lpgame.analysis.best_response.profile_values_exact`) and the largest is kept."""
     from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, reduced_normal_form
 
     if count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) > CE_BESIDE_MAX_PROFILES:
         return {}
     form = reduced_normal_form(sf, max_profiles=CE_BESIDE_MAX_PROFILES)
-    optimum = float(np.tensordot(np.asarray(weights, dtype=float), form.payoffs, axes=1).max())
+    welfare = np.tensordot(np.asarray(weights, dtype=float), form.payoffs, axes=1)
+    optimum = float(welfare.max())
+    if exact:
+        optimum = _exact_social_optimum(sf, weights, welfare)
+        best, worst = Fraction(best), Fraction(worst)
+    else:
+        best, worst = float(Fraction(best)), float(Fraction(worst))
     out = {"social_optimum": optimum}
-    best_f, worst_f = float(Fraction(best)), float(Fraction(worst))
-    if np.all(np.asarray(weights) == 1) and min(optimum, best_f, worst_f) > 0:
-        out["price_of_anarchy"] = optimum / worst_f
-        out["price_of_stability"] = optimum / best_f
+    if np.all(np.asarray(weights) == 1) and min(optimum, best, worst) > 0:
+        out["price_of_anarchy"] = optimum / worst
+        out["price_of_stability"] = optimum / best
     return out
 
 
-def correlated_beside(sf: SequenceForm, weights, worst: bool) -> dict | None:
+def _exact_social_optimum(sf: SequenceForm, weights, welfare: np.ndarray) -> Fraction:
+    """max over pure plan pairs of Σ_i w_i u_i in rationals: the candidates are the pairs whose
+    floating-point welfare is within 1e-9 of the span of the largest (far above rounding)."""
+    from lpgame.analysis.best_response import profile_values_exact
+    from lpgame.equilibria.correlated.ce_cce import enumerate_reduced_plans
+
+    plans = [enumerate_reduced_plans(sf, i, max_plans=CE_BESIDE_MAX_PROFILES) for i in range(2)]
+    margin = 1e-9 * max(float(np.abs(welfare).max()), 1.0)
+    exact_weights = [Fraction(float(w)) for w in weights]
+    candidates = np.argwhere(welfare >= welfare.max() - margin)
+    return max(sum((w * v for w, v in zip(exact_weights, profile_values_exact(
+        sf, [[Fraction(int(b)) for b in plans[0][k]], [Fraction(int(b)) for b in plans[1][m]]]))),
+        Fraction(0)) for k, m in candidates)
+
+
+def correlated_beside(sf: SequenceForm, weights, worst: bool, exact: bool = False) -> dict | None:
     """The optimal CE's objective for the same weights (the worst CE with ``worst``), on the normal
     form or the reduced normal form, where it has at most :data:`CE_BESIDE_MAX_PROFILES` joint
-    plans; None otherwise (:func:`lpgame.equilibria.correlated.ce_cce.solve_normal_form`)."""
+    plans; None otherwise (:func:`lpgame.equilibria.correlated.ce_cce.solve_normal_form`; with
+    ``exact``, :func:`lpgame.equilibria.correlated.ce_cce_exact.solve_normal_form_exact`, a
+    Fraction)."""
     from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, solve_normal_form
+    from lpgame.equilibria.correlated.ce_cce_exact import solve_normal_form_exact
 
     if count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) > CE_BESIDE_MAX_PROFILES:
         return None
-    sign = -1.0 if worst else 1.0
-    ce = solve_normal_form(sf, "ce", objective=[sign * w for w in weights])
+    sign = -1 if worst else 1
+    run = solve_normal_form_exact if exact else solve_normal_form
+    ce = run(sf, "ce", objective=[sign * w for w in weights])
     bound = "lower" if worst else "upper"
-    return {"concept": "ce", "objective_value": sign * float(ce.objective),
+    return {"concept": "ce",
+            "objective_value": sign * (ce.objective if exact else float(ce.objective)),
             "meaning": f"{'worst' if worst else 'best'} correlated equilibrium for the same "
                        f"objective: a {bound} bound on every Nash equilibrium's"}
 
@@ -516,24 +498,28 @@ def _notes(extra: dict, worst: bool) -> list[str]:
     which = "worst" if worst else "best"
     optimality = extra["optimality"]
     lines = [f"{which} Nash equilibrium for objective {extra['objective']} (weights "
-             f"{', '.join(f'{w:g}' for w in extra['weights'])}): {extra['objective_value']}",
+             f"{', '.join(f'{w:g}' for w in extra['weights'])}): {_shown(extra['objective_value'])}",
              f"MILP (HiGHS, unit-range payoffs): stopped with status {milp['status']} at requested "
              f"gap {milp['requested_gap']:g} of the objective's range, bound {milp['dual_bound']:.9g}, "
              f"{milp['nodes']} nodes; big-M = payoff ranges {', '.join(f'{m:g}' for m in extra['big_m'])}",
              (f"optimal: proven by {optimality['method']}" if optimality["proven"] else
               f"NOT PROVEN OPTIMAL: {optimality['method']}; bound {optimality.get('bound')}")]
     if "best_objective_value" in extra:
-        line = f"best Nash equilibrium for the same objective: {extra['best_objective_value']}"
+        line = ("best Nash equilibrium for the same objective: "
+                f"{_shown(extra['best_objective_value'])}")
         if "social_optimum" in extra:
-            line += f"; social optimum (pure plans) {extra['social_optimum']:.9g}"
+            line += f"; social optimum (pure plans) {format_number(extra['social_optimum'], 9)}"
         if "price_of_anarchy" in extra:
-            line += (f"; price of anarchy {extra['price_of_anarchy']:.9g}, price of stability "
-                     f"{extra['price_of_stability']:.9g}")
+            line += (f"; price of anarchy {format_number(extra['price_of_anarchy'], 9)}, price "
+                     f"of stability {format_number(extra['price_of_stability'], 9)}")
         lines.append(line)
     beside = extra.get("correlated_beside")
     if beside is not None:
         lines.append(f"beside it, the {'worst' if worst else 'best'} correlated equilibrium (ce) for "
-                     f"the same objective: {beside['objective_value']:.9g}")
+                     f"the same objective: {format_number(beside['objective_value'], 9)}")
+    if "price_of_anarchy_failed" in extra:
+        lines.append(f"the social optimum and price of anarchy were not computed: "
+                     f"{extra['price_of_anarchy_failed']}")
     if "correlated_beside_failed" in extra:
         lines.append(f"the correlated equilibrium beside it was not computed: "
                      f"{extra['correlated_beside_failed']}")
@@ -545,6 +531,12 @@ def _notes(extra: dict, worst: bool) -> list[str]:
 
 def _number(value):
     return str(value) if isinstance(value, Fraction) else float(value)
+
+
+def _shown(value) -> str:
+    """An objective value for the notes: a JSON-ready "p/q" string as a Fraction (≈ decimal when
+    long), a float to 9 significant digits."""
+    return format_number(Fraction(value) if isinstance(value, str) else value, 9)
 
 
 def _solve_registered(game, *, exact: bool = False, backend: str = "highs", objective=None,
@@ -560,7 +552,10 @@ register(Concept(
     summary="the Nash equilibrium maximising (or with --worst minimising) an objective: welfare, "
             "player1, player2 or weights w1,w2; by a MILP over the sequence form",
     certificate="each player's best-response gain against the returned profile (exactly 0 in "
-                "exact mode), by the independent best-response recursion",
+                "exact mode), by the independent best-response recursion, relative to the "
+                "payoff range; optimality: the MILP's proven bound (floats) or the exact "
+                "enumeration of all extreme equilibria (exact mode, small games), else 'not "
+                "proven'",
     source="Sandholm, Gilpin & Conitzer, AAAI 2005 (the regret MILP), written over the sequence "
            "form (Koller, Megiddo & von Stengel 1996)",
     options=(
@@ -569,8 +564,8 @@ register(Concept(
         Option("worst", bool, False, "minimise the objective instead: the worst equilibrium (with "
                "welfare, the denominator of the price of anarchy; the best one gives the price "
                "of stability's)"),
-        Option("mip_gap", float, None, "relative MIP gap at which HiGHS stops (default 0: a "
-               "proven optimum)"),
+        Option("mip_gap", float, None, "MIP gap at which HiGHS stops, a fraction of the "
+               "objective's payoff range in [0, 1) (default 0: a proven optimum)"),
     ),
     backends=("highs",),
 ))

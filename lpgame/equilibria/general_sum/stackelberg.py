@@ -30,13 +30,29 @@ payoff. U_F is the follower's sequence-form payoff matrix (rows: its sequences) 
 follower's payoff range max_z u_F(z) − min_z u_F(z), which bounds every regret (the argument of
 :mod:`lpgame.equilibria.general_sum.optimal_nash`).
 
+**Scaling.** Both LP methods see unit-range payoffs (:mod:`lpgame.lp.scaling`: u' = (u − c)/s
+per player, which changes no best response; values map back by v = s·v' + c), and the big-M is the
+follower's scaled range, at most 2, so HiGHS's tolerances are relative to the payoff range whether
+the payoffs are 1e-9 or 1e10. The MILP's gap (``mip_gap`` ∈ [0, 1), a fraction of the leader's
+payoff range) is passed as an absolute gap on the scaled objective.
+
 **Exact mode and polishing.** With the follower's pure plan y* fixed, the leader's best commitment
 is the LP  max xᵀ U_L y*  s.t. the treeplex, F_Fᵀ v − U_F x − r = 0, r ≥ 0, r = 0 on y*'s
 sequences. It is solved again in floating point, or with rational matrices and its basis certified
-exactly (:func:`lpgame.lp.solve_lp_exact`); the normal-form LPs are certified exactly in the same
-way. The certificate gives the follower's best-response gain against the commitment (0: the
-follower has no better reply), computed by the independent best-response recursion, and the
-leader's value.
+exactly (:func:`lpgame.lp.solve_lp_exact`).
+
+**Certificate: the whole claim.** The follower's best-response gain against the commitment (0: the
+follower has no better reply), by the independent best-response recursion, relative to the
+follower's payoff range; and the leader's optimality, by a bound from code that does not read the
+MILP (:mod:`~lpgame.equilibria.general_sum.stackelberg_certificate`): one LP per follower pure
+strategy (normal form) or reduced plan (the reduced normal form of an extensive game, up to
+:data:`~lpgame.equilibria.general_sum.stackelberg_certificate.CHECK_MAX_PROFILES` profiles), each
+LP's optimum proven by its duals (checked in rationals in exact mode, by weak duality in floats).
+A commitment found better there replaces the MILP's. Beyond that size, the bound is the MILP's
+proven dual bound (floating point; in exact mode the answer then says optimality is not proven
+exactly). The answer is labelled optimal only when the bound meets the leader's value within
+:data:`~lpgame.equilibria.general_sum.stackelberg_certificate.OPTIMALITY_TOLERANCE` of the leader's
+payoff range (exactly, in exact mode).
 """
 
 from __future__ import annotations
@@ -47,13 +63,12 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame.equilibria.general_sum.milp_options import check_mip_gap, check_solver_options
 from lpgame.equilibria.general_sum.optimal_nash import (
     DEFAULT_MIP_GAP,
     MIP_TOLERANCES,
     SUPPORT_THRESHOLD,
     NotedResult,
-    check_mip_gap,
-    check_solver_options,
     check_two_players,
     payoff_range_of,
     payoff_ranges,
@@ -356,16 +371,15 @@ def solve_stackelberg(game, leader: int = 1, method: str | None = None, exact: b
         if mip_gap is not None:
             raise OptionError("option 'mip_gap' applies to method 'milp' only")
         plans, leader_value, details, found = stackelberg_multiple_lps(game, lead, exact, **options)
-        optimality = _optimality(leader_value, found.bound, exact, leader_range,
-                                 "the LP of every follower strategy, each optimum proven by its "
-                                 + ("duals certified in rational arithmetic" if exact else
-                                    "duals checked against the data (weak duality)"),
-                                 details["unresolved"] == 0 or not exact)
+        claim = (found.bound, "the LP of every follower strategy, each optimum proven by its "
+                 + ("duals certified in rational arithmetic" if exact else
+                    "duals checked against the data (weak duality)"),
+                 details["unresolved"] == 0 or not exact, {})
     else:
         plans, leader_value, details, milp = stackelberg_extensive(sf, lead, exact, mip_gap,
                                                                    **options)
-        optimality, plans, leader_value = _check_milp_answer(sf, lead, exact, plans, leader_value,
-                                                             details, leader_range, options)
+        claim, plans, leader_value = _check_milp_answer(sf, lead, exact, plans, leader_value,
+                                                        details, leader_range, options)
     strategies, unreached, plans, ev, _ = certified_profile(sf, plans, exact)
     follower_gain = ev.best_response_gain[1 - lead]
     if exact and (follower_gain != 0 or ev.values[lead] != leader_value):
@@ -373,6 +387,14 @@ def solve_stackelberg(game, leader: int = 1, method: str | None = None, exact: b
                               f"the leader's value is {ev.values[lead]} against the LP's "
                               f"{leader_value}")
     follower_range = payoff_range_of(sf, 1 - lead, exact)
+    # the whole claim: the certified leader's value against the bound, and the follower obeying
+    obeys = exact or relative_to_range(follower_gain, follower_range) <= OPTIMALITY_TOLERANCE
+    bound, method, parts, more = claim
+    optimality = {**_optimality(ev.values[lead], bound, exact, leader_range, method,
+                                parts and obeys), **more}
+    if not obeys:
+        optimality["method"] += ("; the follower gains more than the tolerance by deviating, so "
+                                 "the commitment is not certified")
     cert = Certificate(ev.nash_conv, ev.exploitability, ev.best_response_gain, exact,
                        extra={"follower_best_response_gain": follower_gain,
                               "relative_follower_gain": relative_to_range(follower_gain,
@@ -411,7 +433,8 @@ def solve_stackelberg(game, leader: int = 1, method: str | None = None, exact: b
 def _check_milp_answer(sf, lead, exact, plans, leader_value, details, leader_range, options):
     """The MILP's answer against the independent multiple LPs on the reduced normal form (a
     better commitment found there replaces it), or, beyond the check's size, against the MILP's
-    own bound (floating point: never an exact proof)."""
+    own bound (floating point: never an exact proof). ((bound, method, whether every part of the
+    bound is proven, more fields), plans, leader value)."""
     found, reduced, why = check_extensive(sf, lead, exact, options)
     if found is not None:
         details["check"] = {"method": "one LP per follower reduced plan on the reduced normal "
@@ -425,14 +448,10 @@ def _check_milp_answer(sf, lead, exact, plans, leader_value, details, leader_ran
                   ("duals certified in rational arithmetic" if exact
                    else "duals checked against the data (weak duality)"))
         unresolved = details["check"]["unresolved"]
-        return (_optimality(leader_value, found.bound, exact, leader_range, method,
-                            unresolved == 0 or not exact), plans, leader_value)
+        return (found.bound, method, unresolved == 0 or not exact, {}), plans, leader_value
     milp = details["milp"]
-    optimality = _optimality(leader_value, milp["dual_bound"], exact, leader_range,
-                             "the MILP's proven dual bound (HiGHS, floating point)",
-                             not milp["partial"])
-    optimality["check_skipped"] = why
-    return optimality, plans, leader_value
+    return ((milp["dual_bound"], "the MILP's proven dual bound (HiGHS, floating point)",
+             not milp["partial"], {"check_skipped": why}), plans, leader_value)
 
 
 def _optimality_note(optimality: dict, exact: bool) -> str:
@@ -460,15 +479,17 @@ register(Concept(
     summary="strong Stackelberg equilibrium: the leader's optimal commitment and the follower's "
             "best response (ties broken for the leader)",
     certificate="the follower's best-response gain against the commitment (0; exactly 0 in exact "
-                "mode) and the leader's value, by the independent best-response recursion",
+                "mode), relative to its payoff range, by the independent best-response recursion; "
+                "the leader's value against the bound of one LP per follower (reduced) plan, each "
+                "optimum proven by its duals (or, beyond the check's size, the MILP's bound)",
     source="Conitzer & Sandholm, EC 2006 (normal form: one LP per follower pure strategy); "
            "Bošanský & Čermák, AAAI 2015 (extensive form: sequence-form MILP)",
     options=(
         Option("leader", int, 1, "the committing player, 1 or 2", choices=(1, 2)),
         Option("method", str, None, "multiple_lps (normal form) or milp (any game)",
                choices=METHODS),
-        Option("mip_gap", float, None, "relative MIP gap at which HiGHS stops (method milp; "
-               "default 0: a proven optimum)"),
+        Option("mip_gap", float, None, "MIP gap at which HiGHS stops (method milp), a fraction "
+               "of the leader's payoff range in [0, 1) (default 0: a proven optimum)"),
     ),
     backends=("highs",),
 ))

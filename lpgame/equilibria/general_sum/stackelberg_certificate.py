@@ -105,7 +105,7 @@ class CommitmentBound:
                  for s in ("optimal", "infeasible", "unresolved")}
         return {"lps": len(self.responses), "feasible_responses": count["optimal"],
                 "proven_infeasible": count["infeasible"], "unresolved": count["unresolved"],
-                "bound": _json(self.bound),
+                "bound": _json(self.bound), "lp_seconds": self.seconds,
                 "values_per_response": [None if r.value is None else _json(r.value)
                                         for r in self.responses]}
 
@@ -228,8 +228,9 @@ def _one_response(A, B, t: int, exact: bool, options: dict,  # noqa: N803  (A, B
         return ResponseBound(t, "infeasible"), seconds
     solution = solve_lp(aux, backend="highs", **options)
     seconds += solution.seconds
-    lower = weak_duality_bound(aux, solution.row_duals, np.r_[np.zeros(A.shape[0]), -np.inf],
-                               np.r_[np.ones(A.shape[0]), np.inf])
+    # implied bounds: x on the simplex, and 0 ≤ ε ≤ 2 (t' = t gains 0; B' lies in [−1, 1])
+    lower = weak_duality_bound(aux, solution.row_duals, np.r_[np.zeros(A.shape[0]), 0.0],
+                               np.r_[np.ones(A.shape[0]), 2.0])
     if lower > FEASIBILITY_TOLERANCE:
         return ResponseBound(t, "infeasible"), seconds
     return ResponseBound(t, "unresolved", None, scale_a.from_unit(float(np.max(A[:, t])))), seconds

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -54,11 +55,14 @@ from lpgame.equilibria.teams.tmecor_column_generation import (  # noqa: F401  (r
     column_generation,
     master_lp,
 )
+from lpgame.equilibria.teams.tmecor_exact import solve_tmecor_lp_exact
 from lpgame.equilibria.teams.tmecor_lp import belief_dag_lp, tmecor_lp
 from lpgame.equilibria.teams.tmecor_oracle import team_oracle  # noqa: F401  (re-exported)
 from lpgame.equilibria.teams.tmecor_team import Team, make_team, team_plan_space
-from lpgame.errors import InvalidGameError, ModelTooLargeError, OptionError
+from lpgame.errors import ExactCheckError, InvalidGameError, ModelTooLargeError, OptionError
 from lpgame.lp import solve_lp
+from lpgame.lp.dual_certificate import optimality
+from lpgame.lp.scaling import float_bounds
 from lpgame.lp.solution import solver_report
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, Result, format_number, register_result_kind
@@ -295,9 +299,6 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
     joint plans to enumerate); if reached, its dual bound is reported as the team's deviation
     value. ``max_distribution_plans`` caps the decomposition of the belief-DAG flow.
     """
-    if exact:
-        raise OptionError("concept 'tmecor' is computed in floating point (HiGHS LP and MILP); "
-                          "its certificate measures the gaps; exact=True is not available")
     if method not in TMECOR_METHODS:
         raise OptionError(f"option 'method' of concept 'tmecor' must be one of "
                           f"{', '.join(TMECOR_METHODS)}; got {method!r}")
@@ -322,6 +323,14 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
                    "triangle_free": triangle is None if space is not None else True}
     if triangle is not None:
         extra["triangle"] = list(triangle)
+    if exact:
+        if method not in ("auto", "lp") or not lp_applies:
+            raise OptionError(
+                f"{sf.game.name}: exact mode solves TMECor by its one LP, which applies to teams "
+                f"of one and to triangle-free teams of two (method='lp'); team "
+                f"{tuple(i + 1 for i in t.members)} with method={method!r} is solved in floating "
+                "point only (its certificate measures the gaps)")
+        return _solve_exact(t, space, backend, dict(solver_options), extra, start)
     opts = dict(solver_options)
     chosen = method
     if method == "auto":
@@ -374,6 +383,13 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
                    "best joint pure plan against the opponent (lpgame.analysis.team_gaps)")
     extra["team_deviation"] = {"method": gaps.team_response.method,
                                "optimal": gaps.team_response.optimal, **gaps.team_response.detail}
+    # optimality: lower(μ) ≤ v* ≤ upper(y) (lpgame.analysis.team_gaps), so the value is proven
+    # when the two meet within RELATIVE_TOLERANCE × the opponent's payoff range
+    lo, hi = float_bounds(sf.terminal_payoffs[:, o])
+    certificate.extra.update(optimality(
+        gaps.upper, gaps.lower, hi - lo, method="the team's best joint pure plan against y "
+        "(upper) and the opponent's best response to the team's plan (lower), by "
+        "lpgame.analysis.team_gaps"))
     end = time.perf_counter()
     return TeamResult(
         game=sf.game.name, concept="tmecor", value=value, values=values,
@@ -384,6 +400,60 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
         solver=solved.solver, backend=backend,
         exact=False, variant="default", unreached=unreached, extra=extra, plans=plans_out,
         lp=solved.lp)
+
+
+def _solve_exact(t, space, backend: str, opts: dict, extra: dict, start: float) -> TeamResult:
+    """The exact LP and its exact saddle-point certificate
+    (:mod:`lpgame.equilibria.teams.tmecor_exact`), as a TeamResult of Fractions."""
+    sf, o = t.sf, t.opponent
+    solved = solve_tmecor_lp_exact(t, space, backend, **opts)
+    if not solved.lower <= solved.value <= solved.upper:
+        raise ExactCheckError(f"exact mode: the LP value {solved.value} lies outside the exact "
+                              f"bounds [{solved.lower}, {solved.upper}]")
+    lo, hi = float_bounds(sf.terminal_payoffs[:, o])
+    proof = optimality(solved.upper, solved.lower, hi - lo, method=(
+        "exact: the team's best joint pure plan against y (upper) and the opponent's best "
+        "response to the team's plan (lower), by lpgame.equilibria.teams.tmecor_exact"))
+    if space is None:
+        marginals = [solved.xi]
+    else:
+        n1, n2 = (sf.num_sequences(i) for i in t.members)
+        marginals = [[solved.xi[k] for k in space.index(np.arange(n1), np.zeros(n1, np.int64))],
+                     [solved.xi[k] for k in space.index(np.zeros(n2, np.int64), np.arange(n2))]]
+        extra["correlation_plan"] = [{"sequences": list(lab), "value": v} for lab, v in
+                                     zip(space.pair_labels(), solved.xi) if v]
+    extra.update(method="lp", status="optimal" if proof["optimality_proven"] else "not proven",
+                 bounds=[solved.lower, solved.upper])
+    behaviours = [None] * sf.num_players
+    unreached = [[] for _ in range(sf.num_players)]
+    plans_out = [None] * sf.num_players
+    for plan, i in list(zip(marginals, t.members)) + [(solved.opponent_plan, o)]:
+        b, un = sf.behaviour_from_plan_exact(i, plan)
+        behaviours[i], plans_out[i] = b, plan
+        unreached[i] = [lab for lab, u in zip(sf.infoset_labels(i), un) if u]
+    chance, payoffs = sf.exact_terminal_data()
+    y_leaf = [solved.opponent_plan[s] for s in sf.terminal_sequences[:, o].tolist()]
+    values = [sum((p * w * yl * row[k] for p, w, yl, row in
+                   zip(chance, solved.team_reach, y_leaf, payoffs) if w and yl), Fraction(0))
+              for k in range(sf.num_players)]
+    team_gain, opponent_gain = solved.upper - solved.value, solved.value - solved.lower
+    certificate = Certificate(
+        nash_conv=team_gain + opponent_gain, exploitability=(team_gain + opponent_gain) / 2,
+        best_response_gain=[team_gain, opponent_gain], exact=True,
+        gain=max(team_gain, opponent_gain),
+        extra={"opponent_best_response_value": solved.lower,
+               "team_best_deviation_value": solved.upper, **proof,
+               "exact_path": solved.path},
+        deviations="the opponent's best response to the team's correlated plan and the team's "
+                   "best joint pure plan against the opponent, in rationals "
+                   "(lpgame.equilibria.teams.tmecor_exact)")
+    return TeamResult(
+        game=sf.game.name, concept="tmecor", value=solved.value, values=values,
+        strategies=[sf.strategy_to_dict(i, behaviours[i]) for i in range(sf.num_players)],
+        certificate=certificate, size=solved.lp.size(),
+        seconds={"total": time.perf_counter() - start, "solve": solved.solution.seconds},
+        solver=solver_report(solved.solution, True), backend=backend, exact=True,
+        variant="default", unreached=unreached, extra=extra, plans=plans_out, lp=solved.lp)
 
 
 def _solve_entry(game, *, exact: bool = False, backend: str = "highs", **options) -> TeamResult:
@@ -422,4 +492,4 @@ register(Concept(
         Option("max_certificate_plans", int, DEFAULT_MAX_ENUMERATED_PLANS,
                "certificate: enumerate the team's joint plans up to this many, else a MILP"),
     ),
-    exact=False, backends=("highs",)))
+    exact=True, backends=("highs",)))

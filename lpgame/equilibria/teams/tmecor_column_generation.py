@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame import progress
 from lpgame.equilibria.correlated.efce import CorrelationPlanSpace
 from lpgame.equilibria.teams.tmecor_oracle import (
     JointPlan,
@@ -133,6 +134,7 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
         lam = np.clip(solution.values("lambda"), 0.0, None)
         y = np.clip(solution.duals("opponent_best_response"), 0.0, None)
         history.append((time.perf_counter() - start, lower, upper))
+        progress.report("TMECor column generation", columns=len(columns), lower=lower, upper=upper)
         return solution
 
     while True:
@@ -175,6 +177,7 @@ def column_generation(team: Team, space: CorrelationPlanSpace | None = None,
             raise
         upper = min(upper, answer.upper)        # every y holds every team plan to its bound
         history.append((time.perf_counter() - start, lower, upper))
+        progress.report("TMECor column generation", columns=len(columns), lower=lower, upper=upper)
         if lam.size and answer.upper <= lower + tol:
             status = "optimal"
             break

@@ -35,10 +35,14 @@ from lpgame.equilibria.correlated.efce import CorrelationPlanSpace
 from lpgame.equilibria.teams.team_belief_dag import BeliefDag
 from lpgame.equilibria.teams.tmecor_team import Team
 from lpgame.lp import LinearProgram
+from lpgame.rational import RationalMatrix
 
 
-def tmecor_lp(team: Team, space: CorrelationPlanSpace | None) -> tuple[LinearProgram, np.ndarray]:
-    """The LP of the module docstring; returns it and each leaf's position among the ξ variables."""
+def tmecor_lp(team: Team, space: CorrelationPlanSpace | None,
+              exact_weights: list | None = None) -> tuple[LinearProgram, np.ndarray]:
+    """The LP of the module docstring; returns it and each leaf's position among the ξ variables.
+    ``exact_weights``: the leaf weights p_c(z) u_T(z) as Fractions (M becomes a RationalMatrix;
+    :mod:`lpgame.equilibria.teams.tmecor_exact`)."""
     sf = team.sf
     seqs = sf.terminal_sequences
     o = team.opponent
@@ -62,8 +66,11 @@ def tmecor_lp(team: Team, space: CorrelationPlanSpace | None) -> tuple[LinearPro
         a, b = team.members
         leaf_pos = space.index(seqs[:, a], seqs[:, b])
         n_xi = space.num_pairs
-    M = sp.csr_array((team.leaf_weight, (seqs[:, o], leaf_pos)),
-                     shape=(sf.num_sequences(o), n_xi))
+    if exact_weights is not None:
+        M = RationalMatrix((sf.num_sequences(o), n_xi), seqs[:, o], leaf_pos, exact_weights)
+    else:
+        M = sp.csr_array((team.leaf_weight, (seqs[:, o], leaf_pos)),
+                         shape=(sf.num_sequences(o), n_xi))
     _opponent_best_response(lp, team, xi, M, 0.0)
     return lp, leaf_pos
 

@@ -104,7 +104,7 @@ def _refuse_the_games_opponent_in_the_team(sf: SequenceForm, members: tuple[int,
         f"team {', '.join(map(str, members))} of {sf.game.name} includes player {opponent} "
         f"({names[opponent - 1]}), the game's only opponent: players "
         f"{', '.join(map(str, team))} share one payoff and player {opponent} receives its "
-        f"negative. Players are numbered from 1; the team is --team "
+        f"negative. Players are numbered from 1: use --team "
         f"{','.join(map(str, team))} (team=({', '.join(map(str, team))}))")
 
 

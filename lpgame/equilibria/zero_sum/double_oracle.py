@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame import progress
 from lpgame.analysis.best_response import best_response_to_payoffs
 from lpgame.equilibria.zero_sum.solution import ZeroSumSolution, check_two_player_constant_sum
 from lpgame.errors import ExactCheckError, LpgameError, SolverTimeLimitError
@@ -413,6 +414,8 @@ def solve_zero_sum_double_oracle(sf: SequenceForm, tolerance: float = 1e-10,
         rounds.append(OracleRound(round_, (len(kept[0]), len(kept[1])), lp.size(),
                                   restricted_value, lower, upper,
                                   time.perf_counter() - t0, solution.seconds))
+        progress.report("double oracle", round=round_, lower=lower_best, upper=upper_best,
+                        kept_sequences=f"{len(kept[0])}+{len(kept[1])}")
         if verbose:
             r = rounds[-1]
             print(f"double oracle round {round_}: kept {r.kept_sequences}, LP {r.lp_size['rows']}"

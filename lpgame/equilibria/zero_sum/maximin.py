@@ -54,13 +54,22 @@ def solve_maximin(sf: SequenceForm, exact: bool = False, backend: str = "highs",
 
 
 # ------------------------------------------------------------------------------ registry entry
-def _maximin_certificate(sf: SequenceForm, plans, exact: bool, lp_values=None):
+def _maximin_certificate(sf: SequenceForm, plans, exact: bool, lp_values=None, minimax=None):
     """What each maximin plan guarantees against the worst opponent reply (an independent best
-    response), the security gaps (LP value − guarantee) and the profile's evaluation."""
+    response), the security gaps (LP value − guarantee) and the profile's evaluation.
+
+    With ``minimax`` (each player's minimax plan against the other, as valid plans), the
+    optimality certificate: player i's best reply to the opponent's minimax plan,
+    max_x u_i(x, y*), bounds every guarantee min_y u_i(x, y) from above (weak duality of the
+    security LP; von Neumann's minimax inequality), so a guarantee that meets it is the maximin
+    value. Called optimal when the bound meets the guarantee within
+    :data:`~lpgame.lp.dual_certificate.RELATIVE_TOLERANCE` × the payoff range (exactly in exact
+    mode)."""
     from fractions import Fraction
 
     from lpgame.analysis.best_response import best_response, best_response_value_exact
     from lpgame.equilibria.profiles import nash_certificate
+    from lpgame.lp.dual_certificate import optimality
 
     guarantees = []
     for i in range(2):
@@ -82,6 +91,24 @@ def _maximin_certificate(sf: SequenceForm, plans, exact: bool, lp_values=None):
         cert.gain = max(abs(g) for g in gaps)
     cert.deviations = ("the opponent's best reply to each maximin strategy (what it guarantees), "
                        "by lpgame.analysis")
+    if minimax is not None:
+        bounds, proofs = [], []
+        for i in range(2):
+            o = 1 - i
+            profile = [None, None]
+            profile[o] = minimax[o]
+            if exact:
+                profile[i] = [Fraction(0)] * sf.num_sequences(i)
+                bounds.append(best_response_value_exact(sf, i, profile, payoff_of=i))
+            else:
+                profile[i] = np.zeros(sf.num_sequences(i))
+                bounds.append(best_response(sf, i, profile, payoff_of=i).value)
+            proofs.append(optimality(bounds[i], guarantees[i], cert.extra["payoff_range"]))
+        cert.extra["objective_bound"] = bounds
+        cert.extra["relative_bound_gap"] = [p["relative_bound_gap"] for p in proofs]
+        cert.extra["optimality_proven"] = all(p["optimality_proven"] for p in proofs)
+        cert.extra["bound_method"] = ("each player's best reply (lpgame.analysis.best_response) "
+                                      "to the opponent's minimax strategy from the LP duals")
     return guarantees, gaps, ev, cert
 
 
@@ -110,7 +137,13 @@ def solve_maximin_concept(game, *, exact: bool = False, backend: str = "highs", 
     strategies, unreached = strategies_and_unreached(sf, pairs)
     minimax, _ = strategies_and_unreached(sf, behaviours(sf, minimax_plans, exact))
     plans = plans_from_behaviours(sf, pairs, exact)
-    guarantees, gaps, ev, cert = _maximin_certificate(sf, plans, exact, [s.value for s in sols])
+    minimax_valid = plans_from_behaviours(sf, behaviours(sf, minimax_plans, exact), exact)
+    guarantees, gaps, ev, cert = _maximin_certificate(sf, plans, exact, [s.value for s in sols],
+                                                      minimax_valid)
+    if exact and not cert.extra["optimality_proven"]:
+        raise ExactCheckError(f"exact mode: the minimax strategies bound the maximin values by "
+                              f"{', '.join(map(str, cert.extra['objective_bound']))}, not the "
+                              f"guarantees {', '.join(map(str, guarantees))}")
     if exact and any(g != 0 for g in gaps):
         raise ExactCheckError(f"exact mode: maximin strategies guarantee "
                               f"{', '.join(map(str, guarantees))}, not the LP values "

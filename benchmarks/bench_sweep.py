@@ -1,0 +1,133 @@
+"""What a sweep costs against the same solves in one Python loop (issue 35: sweeps that pay off).
+
+Run from the repository root::
+
+    python -m benchmarks.bench_sweep --compare-sequential [--workers 2 4] [--last-n 41] [--repeat 1]
+
+The sweep is ``one_card_poker N=2..LAST`` (40 points by default). Each measurement runs in a fresh
+Python process, so that each pays its own imports, as a user's command would:
+
+* **sequential**: ``lpgame.solve(make("one_card_poker", N=n))`` for every N, one after another, in
+  one process (the solver's imports happen in the first solve and are counted);
+* **sweep, cold**: :func:`lpgame.sweep.sweep` with ``workers=W`` from start to end: importing
+  Dask, starting the local cluster and W warm child processes (:mod:`lpgame.sweep.warm`), every
+  point in a child under its memory and time caps, closing the cluster;
+* **sweep, warm**: the same sweep on a cluster and children already started and warm (a
+  sweep on a running ``Client``): what the points themselves cost.
+
+Printed: the wall-clock seconds of each, the CPU seconds of the process and its children (cold
+runs: what the machine spent), and the ratios of wall-clock time sweep / sequential. The targets
+(issue 35): a cold sweep on 2 workers within 1.5× of the sequential loop, and faster than it with
+4 or more workers where there are as many cores (on a 2-core machine 4 workers share 2 cores).
+Timings on a shared machine are noisy: compare the figures of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+_CPU = """
+def cpu_seconds():
+    import resource
+    return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+"""
+
+_SEQUENTIAL = _CPU + """
+import json, sys, time
+start, cpu = time.perf_counter(), cpu_seconds()
+import lpgame
+from lpgame.games import make
+for n in range(2, {last} + 1):
+    lpgame.solve(make("one_card_poker", N=n))
+print(json.dumps({{"seconds": time.perf_counter() - start, "cpu": cpu_seconds() - cpu}}))
+"""
+
+_SWEEP = _CPU + """
+import json, logging, time
+start, cpu = time.perf_counter(), cpu_seconds()
+from lpgame.sweep import sweep
+result = sweep("one_card_poker", {{"N": "2..{last}"}}, workers={workers}, progress=False)
+cold, cold_cpu = time.perf_counter() - start, cpu_seconds() - cpu
+assert not result.failed, result.summary()
+from distributed import Client, LocalCluster
+from lpgame.sweep.task import WARM_UP_TARGET
+from lpgame.sweep.warm import close_shared_pools, shared_pool
+with LocalCluster(n_workers={workers}, threads_per_worker=1, processes=False, memory_limit=0,
+                  dashboard_address=None, silence_logs=logging.ERROR) as cluster, \\
+        Client(cluster) as client:
+    shared_pool(WARM_UP_TARGET).start({workers}, wait=True)
+    start = time.perf_counter()
+    again = sweep("one_card_poker", {{"N": "2..{last}"}}, client=client, progress=False)
+    warm = time.perf_counter() - start
+    assert not again.failed, again.summary()
+    close_shared_pools()
+print(json.dumps({{"seconds": cold, "cpu": cold_cpu, "warm_seconds": warm,
+                  "children": len({{r["worker"] for r in result.rows}})}}))
+"""
+
+
+def _run(code: str) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPOSITORY)] + ([env["PYTHONPATH"]]
+                                                             if env.get("PYTHONPATH") else []))
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPOSITORY, env=env, text=True,
+                          capture_output=True, timeout=1800)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark process failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure(last_n: int, workers: list[int], repeat: int = 1) -> list[dict]:
+    """The rows of the comparison: the sequential loop, then one cold and warm sweep per worker
+    count; each measurement the fastest of ``repeat`` fresh processes."""
+    def best(code: str) -> dict:
+        return min((_run(code) for _ in range(repeat)), key=lambda r: r["seconds"])
+
+    base = best(_SEQUENTIAL.format(last=last_n))
+    sequential = base["seconds"]
+    rows = [{"what": "sequential, one process", "seconds": sequential, "cpu": base["cpu"]}]
+    for w in workers:
+        out = best(_SWEEP.format(last=last_n, workers=w))
+        rows.append({"what": f"sweep, {w} workers, cold", "seconds": out["seconds"],
+                     "cpu": out["cpu"], "ratio": out["seconds"] / sequential})
+        rows.append({"what": f"sweep, {w} workers, warm", "seconds": out["warm_seconds"],
+                     "ratio": out["warm_seconds"] / sequential})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compare-sequential", action="store_true",
+                        help="time the sweep against the same solves in one process (the only "
+                             "measurement of this benchmark; the flag names it)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[2, 4],
+                        help="local workers of each sweep (default: 2 4)")
+    parser.add_argument("--last-n", type=int, default=41,
+                        help="the sweep is one_card_poker N=2..LAST (default 41: 40 points)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="fresh processes per measurement; the fastest counts (default 1)")
+    args = parser.parse_args(argv)
+    if not args.compare_sequential:
+        parser.error("give --compare-sequential (what this benchmark measures)")
+    if args.last_n < 2 or min(args.workers) < 1 or args.repeat < 1:
+        parser.error("--last-n must be at least 2, --workers and --repeat at least 1")
+    points = args.last_n - 1
+    print(f"one_card_poker N=2..{args.last_n} ({points} points) on {os.cpu_count()} cores; "
+          "each figure from a fresh Python process", flush=True)
+    print(f"{'':<26} {'wall s':>7} {'CPU s':>6}  wall / sequential", flush=True)
+    for row in measure(args.last_n, args.workers, args.repeat):
+        cpu = f"{row['cpu']:6.2f}" if "cpu" in row else f"{'—':>6}"
+        ratio = f"{row['ratio']:.2f}" if "ratio" in row else ""
+        print(f"{row['what']:<26} {row['seconds']:7.2f} {cpu}  {ratio}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Warm child processes (lpgame.sweep.warm): one child takes point after point, and each point keeps
+its own memory cap, time limit, peak memory figure and environment; a point that breaks a child
+(a kill at the time limit, a crash, a MemoryError, memory it keeps) leaves the next point a fresh one.
+
+The targets below run inside the children (imported there as ``tests.test_sweep_warm``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+import lpgame
+from lpgame.games import make
+from lpgame.sweep.points import SweepPoint
+from lpgame.sweep.task import WARM_UP_TARGET, run_point_task
+from lpgame.sweep.warm import ADDRESS_SPACE_SLACK, WarmChild, WarmPool, shared_pool
+
+HERE = "tests.test_sweep_warm"
+_KEPT: list[bytearray] = []
+
+
+# ---------------------------------------------------------------- targets (run in the children)
+
+
+def report(variable: str = "LPGAME_MEMORY_LIMIT") -> dict:
+    """The child's process id and an environment variable."""
+    return {"pid": os.getpid(), "value": os.environ.get(variable)}
+
+
+def touch_memory(mib: int) -> dict:
+    """Allocate and write ``mib`` MiB, then let it go."""
+    block = bytearray(mib << 20)
+    block[::4096] = b"x" * len(block[::4096])
+    return {"pid": os.getpid()}
+
+
+def keep_memory(mib: int) -> dict:
+    """Allocate ``mib`` MiB and keep it (a cache that grows)."""
+    _KEPT.append(bytearray(mib << 20))
+    return {"pid": os.getpid()}
+
+
+def sleep(seconds: float) -> dict:
+    time.sleep(seconds)
+    return {"pid": os.getpid()}
+
+
+def crash() -> dict:
+    print("about to crash", file=__import__("sys").stderr, flush=True)
+    os.abort()
+
+
+# ---------------------------------------------------------------- the pool
+
+
+@pytest.fixture
+def pool():
+    warm = WarmPool()
+    yield warm
+    warm.close()
+
+
+def test_points_reuse_one_child_and_each_gets_its_own_environment(pool, monkeypatch):
+    monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "7G")
+    first = pool.run(f"{HERE}:report", env={"LPGAME_MEMORY_LIMIT": "100M"})
+    second = pool.run(f"{HERE}:report", env={"LPGAME_MEMORY_LIMIT": "200M"})
+    third = pool.run(f"{HERE}:report")
+    assert [r.status for r in (first, second, third)] == ["ok", "ok", "ok"]
+    assert first.data["pid"] == second.data["pid"] == third.data["pid"] == first.pid
+    assert first.pid != os.getpid() and pool.idle == 1
+    # each point sees its own value, and the next point without one sees the child's own again
+    assert [first.data["value"], second.data["value"], third.data["value"]] == ["100M", "200M",
+                                                                               "7G"]
+
+
+def test_each_point_reports_its_own_peak_memory(pool):
+    big = pool.run(f"{HERE}:touch_memory", {"mib": 300})
+    small = pool.run(f"{HERE}:touch_memory", {"mib": 1})
+    assert big.pid == small.pid                            # the same child, peak reset between
+    assert big.peak_rss_bytes - small.peak_rss_bytes > 250 << 20
+    assert small.peak_rss_bytes > 5 << 20                  # the interpreter counts, as before
+
+
+def test_a_point_past_its_time_limit_is_killed_and_the_next_point_gets_a_new_child(pool):
+    slow = pool.run(f"{HERE}:sleep", {"seconds": 60}, timeout=1.0)
+    assert slow.status == "timeout" and "1 s" in slow.error and slow.wall_seconds < 30
+    with pytest.raises(ProcessLookupError):
+        os.kill(slow.pid, 0)                               # killed and reaped
+    after = pool.run(f"{HERE}:sleep", {"seconds": 0})
+    assert after.status == "ok" and after.data["pid"] != slow.pid
+
+
+def test_a_memory_error_under_the_cap_retires_the_child_and_the_cap_is_per_point(pool):
+    refused = pool.run(f"{HERE}:touch_memory", {"mib": 3000}, memory_cap=2 << 30)
+    assert refused.status == "out of memory" and "2.0 GiB" in refused.error
+    assert pool.idle == 0                                  # not kept after a MemoryError
+    # the same request without a cap, in a fresh child: the cap was that point's alone
+    allowed = pool.run(f"{HERE}:touch_memory", {"mib": 300}, memory_cap=None)
+    assert allowed.status == "ok" and allowed.pid != refused.pid
+    capped = pool.run(f"{HERE}:touch_memory", {"mib": 3000}, memory_cap=2 << 30)
+    assert capped.status == "out of memory"
+
+
+def test_a_crash_is_a_crashed_result_with_what_the_child_wrote(pool):
+    crashed = pool.run(f"{HERE}:crash")
+    assert crashed.status == "crashed"
+    assert "signal 6" in crashed.error and "about to crash" in crashed.error
+    assert pool.run(f"{HERE}:report").status == "ok"
+
+
+def test_a_child_that_keeps_memory_is_replaced_after_its_point(pool):
+    kept = pool.run(f"{HERE}:keep_memory", {"mib": (ADDRESS_SPACE_SLACK >> 20) + 64})
+    assert kept.status == "ok" and pool.idle == 0          # its address space grew past the slack
+    small = pool.run(f"{HERE}:keep_memory", {"mib": 1})
+    assert small.pid != kept.pid and pool.idle == 1
+
+
+def test_a_closed_child_refuses_work_and_leaves_no_process():
+    child = WarmChild()
+    assert child.run(f"{HERE}:report").status == "ok"
+    child.close()
+    assert child.process.returncode == 0
+    with pytest.raises(RuntimeError, match="ended"):
+        child.run(f"{HERE}:report")
+
+
+# ---------------------------------------------------------------- sweep tasks in warm children
+
+
+def test_sweep_tasks_in_a_warm_child_give_the_rows_of_fresh_children():
+    point = SweepPoint("family", "one_card_poker", {"N": 7}).to_dict()
+    settings = {"concept": "nash", "task_memory": 500 << 20}
+    warm = [run_point_task(point, settings) for _ in range(2)]
+    fresh = run_point_task(point, {**settings, "fresh_child": True})
+    single = lpgame.solve(make("one_card_poker", N=7))
+    assert warm[0]["worker"] == warm[1]["worker"] != fresh["worker"]    # one warm child, reused
+    for row in (*warm, fresh):
+        assert row["status"] == "solved"
+        assert row["value"] == pytest.approx(float(single.value), abs=1e-12)
+        assert row["peak_mib"] > 10
+    too_large = run_point_task(SweepPoint("family", "one_card_poker", {"N": 5000}).to_dict(),
+                               {"concept": "nash", "task_memory": 100 << 20})
+    assert too_large["status"] == "too_large" and "100.0 MiB" in too_large["error"]
+    assert shared_pool(WARM_UP_TARGET).idle >= 1
+    shared_pool(WARM_UP_TARGET).close()
+    assert shared_pool(WARM_UP_TARGET).idle == 0
