@@ -7,8 +7,8 @@ Run from the repository root::
 For each case (game, refinement, ξ), the trembling LP of :mod:`lpgame.equilibria.refinements.perturbed_lp` is
 built, P(ξ) is solved once by HiGHS's simplex from a cold start (so the basis may differ from the
 one the warm-started limit loop finds at the same ξ: L2232 EFPE at 1/8192), and its optimal basis is tested by
-:func:`lpgame.equilibria.refinements.basis_stability.certify_stable_basis` (python-flint rationals, block triangular
-sparse LU, Taylor or Laurent series). Columns: the case, the basis size, the verdict (stable, with
+:func:`lpgame.equilibria.refinements.basis_stability.certify_stable_basis` (python-flint rationals, block
+triangular sparse LU, Taylor or Laurent series). Columns: the case, the basis size, the verdict (stable, with
 the method, or why not), the HiGHS seconds and the seconds of the exact test. The games are those
 of Table 13.1 (notes/farina-thesis.md §3.3) from the catalog, as in :mod:`benchmarks.bench_refinements`.
 """

@@ -5,12 +5,12 @@ Run from the repository root::
     python -m benchmarks.bench_refinements [--max-seconds S] [--only TEXT] [--refinements qpe,efpe]
                                            [--no-openspiel]
 
-Each row is one :func:`lpgame.equilibria.refinements.refined_equilibrium.solve_refinement` in its own child process
-(:mod:`benchmarks.isolated`): build the trembling LP (Farina 2023, Props. 13.1–13.2), the limit loop
+Each row is one :func:`lpgame.equilibria.refinements.refined_equilibrium.solve_refinement` in its own child
+process (:mod:`benchmarks.isolated`): build the trembling LP (Farina 2023, Props. 13.1–13.2), the limit loop
 of §13.4 (HiGHS's dual simplex on P(ξ), ξ = 2⁻³ … 2⁻²⁰, 2⁻³⁰ … 2⁻⁶⁰, the exact stable-basis test of
 each distinct basis; then the exact stage, an exact simplex at fixed rational ξ = 2⁻¹⁰ … 2⁻¹⁰⁰
-warm-started from HiGHS's or the previous exact basis, :mod:`lpgame.equilibria.refinements.exact_limit`; the exact
-criss-cross method over ℚ(ε) last), and the independent certificate (exact NashConv and the
+warm-started from HiGHS's or the previous exact basis, :mod:`lpgame.equilibria.refinements.exact_limit`; the
+exact criss-cross method over ℚ(ε) last), and the independent certificate (exact NashConv and the
 refinement's own property on the tree). Columns: Farina's name, the refinement, the status
 ("certified", or "partial" with the smallest ξ reached), the ξ at which the stable basis was found
 (and how: HiGHS, the exact simplex at ξ, or the criss-cross method), the ε* for which optimality on

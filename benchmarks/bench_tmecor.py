@@ -10,10 +10,11 @@ in its own child process (:mod:`benchmarks.isolated`). None of these teams is tr
 (private cards or dice).
 
 ``--method belief_dag`` (the default) is one LP over the flows of the team belief DAG
-(:mod:`lpgame.equilibria.teams.team_belief_dag`, :func:`lpgame.equilibria.teams.tmecor_lp.belief_dag_lp`; Zhang, Farina &
-Sandholm 2023, the algorithm behind Table 11.2's "Ours" column, which runs regret minimisation on the
-same DAG). Columns: the DAG's beliefs / prescriptions beside Table 11.2's "Ω▲ simplexes / dim" (the
-counting conventions differ, docs/tmecor.md), the seconds to build the DAG, to solve the LP (HiGHS)
+(:mod:`lpgame.equilibria.teams.team_belief_dag`, :func:`lpgame.equilibria.teams.tmecor_lp.belief_dag_lp`;
+Zhang, Farina & Sandholm 2023, the algorithm behind Table 11.2's "Ours" column, which runs regret minimisation
+on the same DAG). Columns: the DAG's beliefs / prescriptions beside Table 11.2's "Ω▲ simplexes / dim" (the
+counting conventions differ, docs/explanation/benchmarks.md), the seconds to build the DAG, to solve the LP
+(HiGHS)
 and to decompose its flow into joint pure plans (how many), the value, the certificate's two gains
 (the opponent's best response to the team's distribution and the team's best joint deviation against
 the opponent's strategy, :mod:`lpgame.analysis.team_gaps`, with its method and seconds), and
@@ -99,8 +100,8 @@ def stepwise_sizes(game: str, params: dict, members: tuple[int, ...]) -> dict:
     children are the connected components of the next step's reached histories, identical sets
     merged. A member's knowledge at any history is read off the catalog's trees, where every move
     after the deal is public: its part of the deal label ("J-Q-K") and the moves since. This is a
-    size comparison only: the library's DAG (:mod:`lpgame.equilibria.teams.team_belief_dag`) needs no knowledge
-    beyond the game's information sets.
+    size comparison only: the library's DAG (:mod:`lpgame.equilibria.teams.team_belief_dag`) needs no
+    knowledge beyond the game's information sets.
     """
     import itertools
     from collections import deque

@@ -8,7 +8,7 @@ decision nodes and actions of the first two tricks (the third trick is forced: o
 every fixed 3-card hand, up to the symmetry of the three side suits, and every seat of that hand in
 the play order (0 = leads the first trick). It prints the readings closest to Table A.1.
 
-Result (see docs/bridge_endgame.md): no reading under the stated rules gives 379,008 terminals, so
+Result (see docs/explanation/benchmarks.md): no reading under the stated rules gives 379,008 terminals, so
 the game is not in the catalog. Run: ``python benchmarks/bridge_endgame_search.py`` (about 15 minutes on
 a shared 2-core machine) or ``python benchmarks/bridge_endgame_search.py 2S,2H,3H 1`` for one reading.
 """

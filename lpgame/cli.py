@@ -18,7 +18,7 @@
 NAME is a catalog name (``lpgame games``), a game file (``.efg``, ``.nfg``; a bundled model such as
 ``kuhn_poker.efg`` by its name), ``-`` (a game file on standard input) or ``openspiel:NAME(params)``
 (an OpenSpiel game). Tables go to standard output; ``--json -`` writes one JSON object to standard
-output instead (schemas in README.md) and
+output instead (its keys: the JSON page of the documentation's reference) and
 ``--json PATH`` writes it to a file. Progress (stages with timings and a live line of figures,
 :mod:`lpgame.progress`) goes to standard error when it is a terminal; ``--verbose`` adds the solver's
 own log (also into a pipe or file), ``--quiet`` silences both. Errors are reported in one line,

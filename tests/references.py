@@ -20,6 +20,7 @@ Numbers stay exact (``Fraction``) where the inputs are exact and no LP is involv
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -149,6 +150,7 @@ class TreeNormalForm:
         self.decision_nodes: list[tuple] = []   # (node, player, infoset)
         self.graph = graph
         self.root = game.root
+        self.history: dict[str, tuple] = {}     # infoset → the player's (infoset, action) before it
 
         stack = [(game.root, Fraction(1), [dict() for _ in range(self.num_players)])]
         while stack:
@@ -166,6 +168,7 @@ class TreeNormalForm:
                 continue
             player, infoset = data["player"], data["infoset"]
             self.decision_nodes.append((node, player, infoset))
+            self.history.setdefault(infoset, tuple(path[player].items()))
             actions = [graph.edges[node, c]["action"] for c in children]
             self.infosets[player].setdefault(infoset, actions)
             for child, action in zip(children, actions):
@@ -173,14 +176,24 @@ class TreeNormalForm:
                 new[player][infoset] = action
                 stack.append((child, prob, new))
 
-        self.pure: list[list[dict]] = []
-        for i in range(self.num_players):
-            names = sorted(self.infosets[i])
-            count = int(np.prod([len(self.infosets[i][n]) for n in names])) if names else 1
-            if count > max_strategies:
-                raise ValueError(f"player {i + 1} has {count} pure strategies")
-            self.pure.append([dict(zip(names, pick)) for pick in
-                              itertools.product(*[self.infosets[i][n] for n in names])])
+        self.max_strategies = max_strategies
+        self._pure: list[list[dict]] | None = None
+
+    @property
+    def pure(self) -> list[list[dict]]:
+        """Every player's pure strategies: one action at each of its information sets (ValueError
+        beyond ``max_strategies``)."""
+        if self._pure is None:
+            pure = []
+            for i in range(self.num_players):
+                names = sorted(self.infosets[i])
+                count = math.prod(len(self.infosets[i][n]) for n in names)
+                if count > self.max_strategies:
+                    raise ValueError(f"player {i + 1} has {count} pure strategies")
+                pure.append([dict(zip(names, pick)) for pick in
+                             itertools.product(*[self.infosets[i][n] for n in names])])
+            self._pure = pure
+        return self._pure
 
     # -- pure strategies and terminals
     def consistent(self, player: int) -> np.ndarray:
@@ -257,3 +270,73 @@ class TreeNormalForm:
             return target
 
         return value(self.root), best
+
+    def perfect_information_gains(self, strategies: list[dict]) -> list:
+        """Perfect-information trees (every information set one node): each player's best-response
+        gain by backward induction against the others' behaviour strategies."""
+        graph = self.graph
+
+        def value(node, player, respond: bool):
+            data = graph.nodes[node]
+            if data["kind"] == "terminal":
+                return data["payoffs"][player]
+            children = list(graph.successors(node))
+            if data["kind"] == "chance":
+                return sum(Fraction(graph.edges[node, c]["prob"]) * value(c, player, respond)
+                           for c in children)
+            if respond and data["player"] == player:
+                return max(value(c, player, respond) for c in children)
+            probs = strategies[data["player"]][data["infoset"]]
+            return sum(probs[graph.edges[node, c]["action"]] * value(c, player, respond)
+                       for c in children if probs[graph.edges[node, c]["action"]])
+
+        return [value(self.root, i, True) - value(self.root, i, False)
+                for i in range(self.num_players)]
+
+
+def extensive_correlated_optimum(tnf: TreeNormalForm, weights, coarse: bool = False) -> float:
+    """The best EFCE (EFCCE with ``coarse``) objective of a two-player tree by an LP over pairs of
+    pure strategies (von Stengel & Forges 2008; Farina et al. 2020 for EFCCE), by linprog.
+
+    A trigger of player i is an information set I (and, for EFCE, the recommended action a at I);
+    the deviation keeps π_i until I is reached, then plays a pure continuation π̂ at I and at every
+    information set of i below I. For every trigger and continuation:
+    Σ_{π: π_i reaches I (and π_i(I) = a)} μ(π) [u_i(π_i ⊕ π̂, π_-i) − u_i(π)] ≤ 0."""
+    assert tnf.num_players == 2
+    pure = tnf.pure
+    index = [{tuple(sorted(p.items())): k for k, p in enumerate(pure[i])} for i in range(2)]
+    tensor = tnf.tensor(reduced=False)                       # (2, S1, S2)
+    shape = tensor.shape[1:]
+    span = max(1.0, float(np.abs(tensor).max()))
+    rows = []
+    for i in range(2):
+        below: dict[str, set] = {name: {name} for name in tnf.infosets[i]}
+        for name, before in tnf.history.items():
+            if name in tnf.infosets[i]:
+                for earlier, _ in before:
+                    below[earlier].add(name)
+        for trigger, subtree in below.items():
+            names = sorted(subtree)
+            continuations = itertools.product(*[tnf.infosets[i][n] for n in names])
+            reaching = [k for k, p in enumerate(pure[i])
+                        if all(p[j] == a for j, a in tnf.history[trigger])]
+            for cont in continuations:
+                swap = dict(zip(names, cont))
+                groups = ([None] if coarse else tnf.infosets[i][trigger])
+                for rec in groups:
+                    row = np.zeros(shape)
+                    for k in reaching:
+                        if rec is not None and pure[i][k][trigger] != rec:
+                            continue
+                        dev = index[i][tuple(sorted({**pure[i][k], **swap}.items()))]
+                        if i == 0:
+                            row[k, :] += (tensor[0][dev, :] - tensor[0][k, :]) / span
+                        else:
+                            row[:, k] += (tensor[1][:, dev] - tensor[1][:, k]) / span
+                    rows.append(row.reshape(-1))
+    objective = np.tensordot(np.asarray(weights, dtype=float), tensor, axes=1).reshape(-1)
+    size = objective.size
+    res = _lp(-objective, np.array(rows), np.zeros(len(rows)), np.ones((1, size)), [1.0],
+              [(0, None)] * size)
+    assert res.status == 0, res.message
+    return -res.fun

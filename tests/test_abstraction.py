@@ -219,6 +219,7 @@ def _same_game(compiled, explicit):
      lambda: lpgame.games.make("leduc_poker", bets=1, ranks=4, suits=3, deal="cards")),
     (lambda: rhode_island_ordered(3, 2, 1), lambda: expand(SmallRhodeIslandRules(3, 2, 1))),
 ])
+@pytest.mark.slow
 def test_compiled_ordered_game_equals_the_explicit_expansion(ordered, explicit):
     compiled, tree = ordered().compile(), explicit()
     _same_game(compiled, tree)
@@ -320,6 +321,7 @@ def test_figure_1_toy_game():
 
 # ------------------------------------------------------------------ 4. Leduc: cards shrink to ranks
 @pytest.mark.parametrize("bets,ranks,suits", [(2, 3, 2), (2, 4, 3), (1, 3, 3)])
+@pytest.mark.slow
 def test_card_level_leduc_shrinks_to_the_rank_level_game(bets, ranks, suits):
     shrunk = gameshrink(leduc_ordered(bets, ranks, suits))
     rank_level = lpgame.games.make("leduc_poker", bets=bets, ranks=ranks, suits=suits, deal="ranks")
@@ -417,6 +419,7 @@ def ordered_games(draw):
 
 @settings(max_examples=30, deadline=None)
 @given(ordered_games())
+@pytest.mark.slow
 def test_random_ordered_games_shrink_losslessly(game):
     shrunk = gameshrink(game)
     original = compile_ordered_game(game)

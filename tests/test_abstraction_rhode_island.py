@@ -47,6 +47,7 @@ def test_unabstracted_lp_rows_from_the_sequence_counts():
     assert sequences + infosets + 1 == PAPER_ROWS_BEFORE
 
 
+@pytest.mark.slow
 def test_small_rhode_island_shrinks_losslessly():
     result = lpgame.solve(rhode_island_ordered(3, 3, 1), abstraction="gameshrink")
     report = result.extra["abstraction"]

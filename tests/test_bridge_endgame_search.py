@@ -1,4 +1,4 @@
-"""The TP3 counting search (benchmarks/bridge_endgame_search.py, docs/bridge_endgame.md).
+"""The TP3 counting search (benchmarks/bridge_endgame_search.py, docs/explanation/benchmarks.md).
 
 No reading of Farina's bridge endgame reproduces Table A.1's TP3 row, so the game is not in the
 catalog; these tests keep the counter that established this honest: its counts satisfy the tree

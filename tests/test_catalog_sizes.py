@@ -129,6 +129,7 @@ def test_dudo_explicit_tree_matches_compiled():
     ("goofspiel_limited", 3, 3, (2511, 2802, 1296)),      # GL33
     ("goofspiel_limited", 4, 3, (13236, 14008, 7776)),    # printed "GL44" (erratum §6.3)
 ])
+@pytest.mark.slow
 def test_goofspiel_table_a1(name, players, cards, expected):
     game = make(name, players=players, cards=cards)
     assert farina_counts(game) == expected
@@ -156,6 +157,7 @@ def test_goofspiel_information_sets_per_turn(cards):
     (2, 3, 2, (938, 4730, 19116)),       # B2322
     (2, 3, 3, (15338, 62330, 191916)),   # B2323 (about 3 s)
 ])
+@pytest.mark.slow
 def test_battleship_table_a1(rows, cols, shots, expected):
     game = make("battleship", rows=rows, cols=cols, shots=shots)
     assert farina_counts(game) == expected
@@ -201,6 +203,7 @@ TABLE_5_3 = [(2, 2, 7321, 102), (3, 2, 46534657, 88947), (3, 3, 246760993, 10785
 
 
 @pytest.mark.parametrize("M,N,nodes,infosets", TABLE_5_3[:2])
+@pytest.mark.slow
 def test_domino_table_5_3(M, N, nodes, infosets):  # noqa: N803
     from lpgame.games.domino import permutation_tree_counts
 

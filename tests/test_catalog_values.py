@@ -89,6 +89,7 @@ def test_dudo_six_faces_one_die_float():
 
 # ---------------------------------------------------------------- Goofspiel
 @pytest.mark.parametrize("name", ["goofspiel", "goofspiel_limited"])
+@pytest.mark.slow
 def test_goofspiel_value_is_half_the_prizes(name):
     # the two-player game is symmetric and constant-sum (every leaf pays 1 + ... + k in all), so
     # its value is k(k+1)/4
@@ -106,6 +107,7 @@ def test_goofspiel_ties_split_the_prize():
 
 # ---------------------------------------------------------------- Battleship vs OpenSpiel
 @pytest.mark.parametrize("rows,cols,shots", [(2, 2, 2), (2, 3, 2)])
+@pytest.mark.slow
 def test_battleship_matches_openspiel(rows, cols, shots):
     # OpenSpiel's battleship (by the benchmark's authors) with one unit ship, no repeated shots
     pyspiel = pytest.importorskip("pyspiel")

@@ -114,6 +114,7 @@ def test_console_entry_point_runs():
     assert "value for player 1: 0" in proc.stdout
 
 
+@pytest.mark.slow
 def test_json_on_standard_output_is_only_json():
     """In a fresh process, the first HiGHS instance of highspy >= 1.16 prints a banner on the C
     level's standard output; ``--json -`` must still be parseable, for each backend."""

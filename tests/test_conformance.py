@@ -35,6 +35,7 @@ Examples are derandomised, so a known failure is a deterministic ``xfail(strict=
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -351,6 +352,8 @@ def check_refinement(case: Case, k, exact, options, result):
         value, best = TreeNormalForm(case.tree).backward_induction()   # perfect
         _close(result.value, value * s, span, exact, "refined value vs backward induction",
                exact_reference=True)
+        gains = TreeNormalForm(case.build(k, exact)).perfect_information_gains(result.strategies)
+        _small(sum(gains), span, exact, "NashConv (backward-induction best responses)")
         if options["refinement"] in ("qpe", "efpe"):
             for i in range(2):
                 for infoset, probs in result.strategies[i].items():
@@ -606,6 +609,8 @@ def test_conformance(key, mode, k):
     solved: list = []
     refused: list = []
     run()
+    if os.environ.get("CONFORMANCE_COUNTS"):
+        print(f"\n{_id(key)} {mode} 1e{k}: {len(solved)} solved, {len(refused)} refused")
     if entry.exact or not exact:
         assert solved, f"no example was solved; refusals: {refused[:2]}"
 

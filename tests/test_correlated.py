@@ -346,6 +346,7 @@ def test_kuhn_is_not_triangle_free_and_its_efce_is_a_relaxation_bound():
 
 # ---------------------------------------------------------------------------------------- EFCE
 @pytest.mark.parametrize("seed", [8, 12])
+@pytest.mark.slow
 def test_efce_and_efcce_equal_brute_force_on_triangle_free_game(seed):
     game = staged_game(seed)
     sf = lpgame.compile_game(game)
@@ -365,6 +366,7 @@ def test_efce_and_efcce_equal_brute_force_on_triangle_free_game(seed):
 
 
 @pytest.mark.parametrize("seed", [5, 8, 12])
+@pytest.mark.slow
 def test_optima_are_ordered_nfce_efce_efcce_nfcce(seed):
     game = staged_game(seed)
     for objective in ("welfare", "player1"):
@@ -441,6 +443,7 @@ def test_result_json_keys():
 
 
 # ---------------------------------------------------------------------------------------- benchmarks
+@pytest.mark.slow
 def test_battleship_b2222_optimal_efce_three_objectives():
     game = lpgame.games.make("battleship", rows=2, cols=2, shots=2)
     sf = lpgame.compile_game(game)

@@ -177,7 +177,7 @@ def test_random_games_learned_optimum_is_bracketed_by_the_lps(seed, objective, m
     optimal EFCE's minus the target (certified by the Lagrangian bound) and at most the optimal
     ε-EFCE's, ε = the plan's independently measured gap (≤ the target). The upper side is not
     the optimal EFCE's: a small violation can buy much objective when λ* is large (see
-    test_a_multiplier_below_the_critical_one_is_detected_and_doubled and docs/EFCE_LEARNING.md)."""
+    test_a_multiplier_below_the_critical_one_is_detected_and_doubled and docs/explanation/benchmarks.md)."""
     sf = lpgame.compile_game(staged_game(seed, stages=3, public_coin=seed % 3 == 0))
     r = solve_efce_learning(sf, objective, target_gap=TARGET / 2, iterations=20_000,
                             regret_minimiser=minimiser)

@@ -117,6 +117,7 @@ def test_the_bound_does_not_trust_its_inputs():
     ("sheriff", {"N": 10, "B": 2, "rounds": 2}, "player2"),
     ("battleship", {"rows": 2, "cols": 2, "shots": 2}, "player1"),
 ])
+@pytest.mark.slow
 def test_small_rows_interval_brackets_the_lp_optimum(game, params, objective):
     """S2122 and B2222 (Table 10.1): HiGHS's optimum is at most the certified bound, which is
     within the target of the learned objective at convergence."""

@@ -1,4 +1,4 @@
-"""The memory-lean layout of optimal EFCE by learning (docs/EFCE_LEARNING.md, "The big rows").
+"""The memory-lean layout of optimal EFCE by learning (docs/explanation/benchmarks.md, "The big rows").
 
 int32 positions in the chain, the trigger forests and the independent gap evaluators while they
 fit (int64 otherwise), float32 accumulated regrets with float64 sums and behaviours. Checked
@@ -100,6 +100,7 @@ def test_int32_gap_evaluator_equals_the_int64_one(b2222, monkeypatch):
 
 @pytest.mark.parametrize("game, objective", [("s2122", "welfare"), ("s2122", "player1"),
                                              ("b2222", "welfare")])
+@pytest.mark.slow
 def test_float32_regrets_learn_the_same_optimum_as_float64(game, objective, request):
     sf = request.getfixturevalue(game)
     lp = solve_correlation_plan(sf, "efce", objective, decompose=False).objective

@@ -164,6 +164,7 @@ def brute_gap(a_ub: np.ndarray, mu: np.ndarray) -> float:
 @SETTINGS
 @given(game=st.one_of(normal_form_games().map(lambda g: g.to_extensive()), tree_games()),
        objective=st.sampled_from(["welfare", "player1", "player2", "player3"]))
+@pytest.mark.slow
 def test_column_generation_equals_the_brute_force_lp_on_random_three_player_games(game, objective):
     sf = compile_game(game)
     result = solve_efce_column_generation(game, objective=objective)
@@ -255,6 +256,7 @@ def test_two_player_column_generation_equals_the_efce_lp(name, params, objective
 
 @SETTINGS
 @given(game=tree_games(players=2, max_depth=3))
+@pytest.mark.slow
 def test_two_player_random_trees_match_the_lp_where_it_is_exact(game):
     lp = solve_correlation_plan(game, "efce", "welfare")
     cg = solve_efce_column_generation(game, objective="welfare")
@@ -330,6 +332,7 @@ def test_time_limit_gives_a_labelled_partial_answer_with_its_measured_gap():
 
 @SETTINGS
 @given(game=tree_games(), objective=st.sampled_from(["welfare", "player1", "player3"]))
+@pytest.mark.slow
 def test_the_reported_bound_is_never_above_the_best_leaf(game, objective):
     """The objective is an expectation of w·u(z), so the bound a run reports is at most the best
     leaf's w·u (read here from the networkx tree): exactly that when the run stops before any
@@ -353,6 +356,7 @@ def test_the_reported_bound_is_never_above_the_best_leaf(game, objective):
 # ---------------------------------------------------------------------------- target gap
 @SETTINGS
 @given(game=tree_games(), objective=st.sampled_from(["welfare", "player1"]))
+@pytest.mark.slow
 def test_target_gap_stops_within_one_percent_of_the_brute_force_optimum(game, objective):
     """target_gap=0.01 (the elastic master): the returned μ is an ε-EFCE with ε ≤ 1 % of R
     (measured independently) and its objective is within 1 % of R of the brute-force optimal EFCE
@@ -376,6 +380,7 @@ ELASTIC_CASES = st.one_of(normal_form_games().map(lambda g: g.to_extensive()), t
 @SETTINGS
 @given(game=ELASTIC_CASES, objective=st.sampled_from(["welfare", "player1", "player2", "player3"]),
        target=st.sampled_from([0.01, 0.001]), penalty=st.sampled_from([0.01, 1.0, 10.0]))
+@pytest.mark.slow
 def test_elastic_runs_bound_the_brute_force_optimum_and_meet_the_target(game, objective, target,
                                                                         penalty):
     """The elastic master's Lagrangian bounds (at its row duals, whose slack columns only add
@@ -429,6 +434,7 @@ def test_elastic_runs_that_drop_columns_at_every_master_keep_the_guarantees(game
     assert r.extra["dropped_columns"] >= 0
 
 
+@pytest.mark.slow
 def test_elastic_time_limit_is_labelled_as_an_epsilon_efce():
     game = lpgame.games.make("liars_dice", players=3, faces=2)
     r = solve_efce_column_generation(game, objective="player1", time_limit=3, target_gap=1e-4)
@@ -484,6 +490,7 @@ def test_bad_penalties_are_refused(bad):
         lpgame.solve(game, concept="efce", target_gap=0.01, penalty=bad)
 
 
+@pytest.mark.slow
 def test_cli_json_on_stdout_is_clean_json_for_three_players():
     """HiGHS's C-level banner must not reach standard output (capsys cannot see it: a subprocess)."""
     import json
@@ -509,6 +516,7 @@ def tuple_marginals(space, plans: list[np.ndarray], mu: np.ndarray) -> np.ndarra
 @pytest.mark.parametrize("name,params", [("kuhn_poker", {}), ("chicken", {}),
                                          ("sheriff", {"N": 3, "B": 2, "rounds": 2}),
                                          ("battleship", {"rows": 2, "cols": 2, "shots": 2})])
+@pytest.mark.slow
 def test_the_tuple_relaxation_of_a_two_player_game_is_the_correlation_plan_lp(name, params):
     """With two players the relevant tuples are the relevant pairs of efce.py (built by other
     code) and the relaxation's optimum is the von Stengel–Forges LP's, for every objective."""
@@ -544,6 +552,7 @@ def test_every_distribution_is_feasible_for_the_tuple_relaxation(game, seed, obj
     assert tuple_relaxation_bound(sf, w).upper_bound >= optimum - 1e-7 * scale
 
 
+@pytest.mark.slow
 def test_the_tuple_relaxation_is_tight_on_k33_and_bounds_the_exact_run():
     """Three-player Kuhn (3 cards): the relaxation's optimum is the exact optimal EFCE value found
     by the two-phase column generation (certified by its Lagrangian bound) for every player."""
@@ -558,6 +567,7 @@ def test_the_tuple_relaxation_is_tight_on_k33_and_bounds_the_exact_run():
         assert bound - exact.objective <= 1e-3 * exact.extra["payoff_range"]
 
 
+@pytest.mark.slow
 def test_column_generation_reports_the_tuple_bound_and_runs_without_it():
     game = lpgame.games.make("kuhn_poker", players=3, cards=5)
     r = solve_efce_column_generation(game, objective="player1", target_gap=0.01)
@@ -597,6 +607,7 @@ def test_bad_tuple_bound_options_are_refused(option, bad):
                                                             (100.0, 500.0, 100.0),
                                                             (None, None, 120.0),
                                                             (None, 900.0, 900.0)])
+@pytest.mark.slow
 def test_the_relaxation_gets_tuple_seconds_within_the_time_limit(monkeypatch, time_limit,
                                                                  tuple_seconds, given):
     """The relaxation's LP gets ``tuple_seconds`` when given, never more than the run's time

@@ -39,7 +39,8 @@ SETTINGS = settings(max_examples=25, deadline=None,
 
 def _strong_duality(inst, basis, x, pi) -> None:
     """Independent optimality check of a basis of min c̄ᵀw s.t. [A D] w = b (module docstring of
-    lpgame.equilibria.refinements.exact_limit), from the data alone: Aw = b, bounds, reduced costs, equal objectives."""
+    lpgame.equilibria.refinements.exact_limit), from the data alone: Aw = b, bounds, reduced costs, equal
+    objectives."""
     w = [Fraction(0)] * (inst.n + inst.m)
     for k, j in enumerate(basis):
         w[j] = x[k]

@@ -229,6 +229,7 @@ def _settings_for(request):
     return fixed, chosen
 
 
+@pytest.mark.slow
 def test_cli_fuzz(files, request, monkeypatch):
     monkeypatch.setenv("LPGAME_MEMORY_LIMIT", "256M")
     monkeypatch.chdir(files)

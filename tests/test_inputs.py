@@ -88,6 +88,7 @@ def test_a_game_file_takes_no_parameters():
 @given(st.one_of(st.text(max_size=12), st.integers(-10 ** 6, 10 ** 6).map(str),
                  st.fractions(max_denominator=50).map(str),
                  st.floats(allow_nan=True, allow_infinity=True).map(repr)))
+@pytest.mark.slow
 def test_integer_parameters_follow_exact_parsing(text):
     """An integer parameter given as text is the integer the text denotes exactly (Python's
     Fraction reading is the reference), or an OptionError naming it; never another error."""

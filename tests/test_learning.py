@@ -65,6 +65,7 @@ def test_cfr_plus_on_kuhn_reaches_1e_3_quickly(kuhn):
                                                                                abs=1e-12)
 
 
+@pytest.mark.slow
 def test_cfr_plus_on_leduc_reaches_1e_4():
     if "leduc_poker" not in catalog():
         pytest.skip("lpgame.games has no leduc_poker yet")
@@ -80,6 +81,7 @@ def test_cfr_plus_on_leduc_reaches_1e_4():
 @pytest.mark.parametrize("algorithm, iterations, bound", [
     ("cfr", 2000, 2e-3), ("pcfr+", 500, 1e-3), ("dcfr", 1000, 1e-3),
     ("cs-cfr", 8000, 0.05), ("es-mccfr", 8000, 0.05), ("os-mccfr", 8000, 0.15)])
+@pytest.mark.slow
 def test_every_cfr_variant_converges_on_kuhn(kuhn, algorithm, iterations, bound):
     result = run(kuhn, algorithm, iterations=iterations, checkpoints=4, seed=7)
     assert result.nash_conv <= bound
@@ -143,6 +145,7 @@ THESIS_GAMES = {            # LP values from the thesis (eq. 4.13, 4.14, D.15; B
 
 
 @pytest.mark.parametrize("name", sorted(THESIS_GAMES))
+@pytest.mark.slow
 def test_unconditional_regret_matching_reaches_the_thesis_stopping_rule(name):
     game = lpgame.games.make(name)
     lp_value = lpgame.solve(game, exact=True).value
@@ -160,6 +163,7 @@ def test_unconditional_regret_matching_reaches_the_thesis_stopping_rule(name):
     ("rock_paper_scissors", "rm_invariant"), ("ficha_vs_domino", "rm_invariant"),
     ("matching_pennies", "rm+"), ("rock_paper_scissors", "rm+"), ("ficha_vs_domino", "rm+"),
     ("colonel_blotto", "rm+")])
+@pytest.mark.slow
 def test_invariant_vector_and_rm_plus_reach_the_stopping_rule(name, algorithm):
     game = lpgame.games.make(name)
     lp_value = float(THESIS_GAMES[name])

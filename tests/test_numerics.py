@@ -411,6 +411,7 @@ def test_an_unwritable_destination_names_the_users_path(tmp_path):
 
 @pytest.mark.parametrize("signal_name, inherited", [("SIGTERM", "as started"), ("SIGINT", "as started"),
                                                    ("SIGINT", "ignored")])
+@pytest.mark.slow
 def test_a_signal_during_json_writes_never_leaves_a_cut_file(tmp_path, signal_name, inherited,
                                                              sigint_at_start):
     """The issue's run: SIGTERM (or SIGINT) while --json was being written left the previous file

@@ -41,6 +41,7 @@ def test_leduc_import_matches_the_catalog_value():
     assert catalog.value == pytest.approx(imported.value, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_liars_dice_import_matches_the_catalog_value():
     imported = lpgame.solve(game_from_openspiel("liars_dice"))
     assert imported.certificate.nash_conv <= 1e-9

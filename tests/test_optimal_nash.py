@@ -74,6 +74,7 @@ def gambit_extreme_equilibrium_payoffs(row: np.ndarray, column: np.ndarray
 
 @SETTINGS
 @given(general_sum_games())
+@pytest.mark.slow
 def test_milp_optimum_is_the_best_welfare_over_gambits_extreme_equilibria(game):
     """Best and worst welfare of the MILP = max and min welfare over all extreme equilibria of the
     reduced normal form (Gambit), to 1e-9; the returned profile is certified an equilibrium."""
@@ -93,6 +94,7 @@ def test_milp_optimum_is_the_best_welfare_over_gambits_extreme_equilibria(game):
 @settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(general_sum_games(max_depth=3), st.sampled_from(["player1", "player2", "1,2"]))
+@pytest.mark.slow
 def test_exact_mode_certifies_nashconv_zero_and_agrees_with_floats(game, objective):
     sf = compile_game(game)
     exact = solve_optimal_nash(sf, objective, exact=True, beside_ce=False)
@@ -136,6 +138,7 @@ def test_chicken_best_nash_welfare_beside_the_max_welfare_ce():
 
 @SETTINGS
 @given(st.integers(1, 4), st.integers(1, 4), st.data())
+@pytest.mark.slow
 def test_bimatrix_objectives_against_nashpy_vertex_enumeration(m, n, data):
     """Each player's best and worst equilibrium payoff equal the extremes over nashpy's vertex
     enumeration (nondegenerate or not: Gambit's enummixed covers the degenerate ones above)."""
@@ -164,6 +167,7 @@ def test_signalling_game_every_equilibrium_pays_zero_and_six():
             assert r.values == [0, 6]
 
 
+@pytest.mark.slow
 def test_kuhn_with_rake_brackets_gambits_lemke_equilibrium():
     """Kuhn poker with a 10% rake: Gambit's sequence-form Lemke equilibrium (lcp_solve, rational)
     has a welfare between lpgame's worst and best; rake 0 is Kuhn poker, value −1/18 (Kuhn 1950)."""

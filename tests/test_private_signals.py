@@ -119,6 +119,7 @@ def test_compressed_lp_has_the_plain_lps_value(cards):
         result.certificate.nash_conv, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_many_signals_go_to_the_interior_point_method_and_stay_certified():
     """From IPM_SIGNALS_THRESHOLD cards the compressed LP is solved by an interior-point method,
     Clarabel's (simplex needs O(N) iterations on the cumulative chains; HiGHS's IPX slows down on

@@ -196,6 +196,7 @@ def backward_induction(game: Game) -> tuple[dict[str, str], bool]:
 
 @SETTINGS
 @given(perfect_information_games())
+@pytest.mark.slow
 def test_refinements_equal_backward_induction_on_perfect_information_games(game):
     choice, tie = backward_induction(game)
     assume(choice and not tie)

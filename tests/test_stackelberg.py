@@ -68,6 +68,7 @@ def test_multiple_lps_and_milp_agree_and_beat_every_nash_equilibrium(game, leade
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(general_sum_games(), st.sampled_from([1, 2]))
+@pytest.mark.slow
 def test_sequence_form_milp_equals_the_lps_on_the_reduced_normal_form(game, leader):
     """Committing to a realization plan is committing to a mixed reduced plan (Kuhn's theorem):
     the MILP on the tree and Conitzer–Sandholm's LPs on the reduced normal form agree, exactly."""
@@ -95,6 +96,7 @@ def test_textbook_commitment_example():
     assert [p[0] for p in gambit_nash_payoffs(game)] == [2]
 
 
+@pytest.mark.slow
 def test_zero_sum_commitment_is_worth_the_value():
     sf = compile_game(make("kuhn_poker"))
     assert solve_stackelberg(sf, leader=1, exact=True).extra["leader_value"] == "-1/18"

@@ -82,6 +82,13 @@ def test_family_points_refuse_an_unknown_game_or_parameter_before_any_task():
         family_points("no_such_game", {"N": [2]})
     with pytest.raises(UnknownGameError, match="no parameter"):
         family_points("dudo", {"X": [2]})
+    with pytest.raises(OptionError, match=r"parameter N of one_card_poker is a number \(default "
+                                          r"3\); 'ten' is not"):
+        family_points("one_card_poker", parse_grid(["N=2,ten"]))
+    with pytest.raises(OptionError, match="structured of dudo is true or false"):
+        family_points("dudo", {"structured": ["yes"]})
+    assert family_points("leduc_poker", {"deal": ["ranks"]})[0].params == {"deal": "ranks"}
+    assert family_points("kuhn_poker_rake", {"rake": [0, 0.5]})[1].params == {"rake": 0.5}
 
 
 ranges = st.tuples(st.integers(-3, 6), st.integers(0, 4), st.integers(1, 3))

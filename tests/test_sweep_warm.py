@@ -118,11 +118,38 @@ def test_a_child_that_keeps_memory_is_replaced_after_its_point(pool):
     assert small.pid != kept.pid and pool.idle == 1
 
 
+def test_children_started_ahead_wait_idle_and_are_not_started_twice(pool):
+    pool.start(2, wait=True)
+    assert pool.idle == 2
+    pids = {pool.run(f"{HERE}:report").pid, pool.run(f"{HERE}:report").pid}
+    assert len(pids) == 1                       # one thread: the same idle child each time
+    pool.start(2)                               # already two idle: none started
+    assert pool.idle == 2
+
+
+def test_closing_the_pool_with_kill_busy_ends_the_running_points(pool):
+    import threading
+    results = []
+    runner = threading.Thread(target=lambda: results.append(
+        pool.run(f"{HERE}:sleep", {"seconds": 120})))
+    runner.start()
+    deadline = time.monotonic() + 60
+    while pool.busy == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.5)
+    pool.close(kill_busy=True)
+    runner.join(timeout=60)
+    assert not runner.is_alive() and results[0].status == "crashed"
+    assert "signal 9" in results[0].error and pool.idle == pool.busy == 0
+
+
 def test_a_closed_child_refuses_work_and_leaves_no_process():
     child = WarmChild()
     assert child.run(f"{HERE}:report").status == "ok"
     child.close()
-    assert child.process.returncode == 0
+    assert child.process.returncode is not None and not child.alive
+    with pytest.raises(ProcessLookupError):
+        os.kill(child.pid, 0)                              # killed and reaped
     with pytest.raises(RuntimeError, match="ended"):
         child.run(f"{HERE}:report")
 

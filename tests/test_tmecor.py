@@ -48,6 +48,7 @@ SETTINGS = settings(max_examples=30, deadline=None,
 
 @SETTINGS
 @given(team_games())
+@pytest.mark.slow
 def test_column_generation_matches_the_matrix_game_and_lp_bounds_it(game):
     sf = compile_game(game)
     reference = matrix_game_value(sf, (0, 1), 2)
@@ -71,6 +72,7 @@ def test_column_generation_matches_the_matrix_game_and_lp_bounds_it(game):
 
 @SETTINGS
 @given(team_games(private=False))
+@pytest.mark.slow
 def test_with_public_opponent_moves_lp_and_column_generation_agree(game):
     # with the opponent turned into chance, its moves are public chance: the team is triangle-free
     # (Farina 2023, Thm 9.2) and auto picks the LP

@@ -1,5 +1,5 @@
-"""TMECor over the team belief DAG (lpgame.equilibria.teams.team_belief_dag, method="belief_dag") against references
-that do not use it: the brute-force matrix game over joint reduced plans (scipy's linprog), column
+"""TMECor over the team belief DAG (lpgame.equilibria.teams.team_belief_dag, method="belief_dag") against
+references that do not use it: the brute-force matrix game over joint reduced plans (scipy's linprog), column
 generation, the sequence form (a team of one is its treeplex), team matching pennies (Farina 2023,
 Lemma 11.2: 1/2) and the independent certificate of lpgame.analysis.team_gaps.
 
@@ -43,6 +43,7 @@ def _check_distribution(result):
 
 @SETTINGS
 @given(team_games())
+@pytest.mark.slow
 def test_belief_dag_matches_the_matrix_game_and_column_generation(game):
     sf = compile_game(game)
     reference = matrix_game_value(sf, (0, 1), 2)
@@ -111,6 +112,7 @@ def test_k33_k34_belief_dag_equals_column_generation(cards):
     ("kuhn_poker", {"players": 3, "cards": 4}, (2, 3)),
     ("leduc_poker", {"players": 3, "bets": 1, "ranks": 2, "suits": 2}, (1, 3)),
 ])
+@pytest.mark.slow
 def test_other_teams_and_two_round_leduc_equal_column_generation(name, params, team):
     # the opponent between the members (K34) and two betting rounds with a public board (L3122):
     # beliefs over several team decisions, where column generation still converges
@@ -153,7 +155,7 @@ def test_a_team_of_one_by_the_belief_dag_is_the_maximin_value():
 
 def test_table_11_2_kuhn_sizes():
     """Our TB-DAG sizes for K33 and K34 (team {1, 2}); Table 11.2 lists 487/918 and 2,100/6,711
-    with another convention (docs/tmecor.md explains the difference)."""
+    with another convention (docs/explanation/benchmarks.md explains the difference)."""
     sizes = {}
     for cards in (3, 4):
         game = as_game(lpgame.games.make("kuhn_poker", players=3, cards=cards))
@@ -233,10 +235,11 @@ def test_lp_on_a_team_with_triangles_names_both_other_methods():
         solve_tmecor(game, team=(1, 2, 3), method="belief_dag")
 
 
+@pytest.mark.slow
 def test_l3133_within_the_column_generation_bounds():
     """L3133 (Table 11.2) by the DAG LP: inside the bounds [0.158572, 0.241459] that column
-    generation proved in 180 s (docs/tmecor.md), and the opponent's independent best response to
-    the returned distribution gives the same value."""
+    generation proved in 180 s (docs/explanation/benchmarks.md), and the opponent's independent best response
+    to the returned distribution gives the same value."""
     game = lpgame.games.make("leduc_poker", players=3, bets=1, ranks=3, suits=3)
     sf = compile_game(game)
     dag = build_team_belief_dag(team_tree_game(sf.game), (0, 1))

@@ -1,7 +1,7 @@
 """Independent checks of trembling-hand refinements, on the tree, in exact rational arithmetic.
 
-The refinement solvers (:mod:`lpgame.equilibria.refinements.refined_equilibrium`) return a limit profile and, as a
-witness, each player's perturbed strategy as a power series in ε (exact polynomials for QPE and
+The refinement solvers (:mod:`lpgame.equilibria.refinements.refined_equilibrium`) return a limit profile and,
+as a witness, each player's perturbed strategy as a power series in ε (exact polynomials for QPE and
 one-sided QPE, truncated Taylor series for EFPE). These checks read only the game's leaves (chance,
 payoffs, the players' last sequences), the limit behaviour and the witness; they never read the LP.
 

@@ -48,7 +48,7 @@ Timing: make + :func:`~lpgame.compile.compile_game` with
 ``python -m benchmarks.bench_game_build sheriff N=20 B=5 rounds=4`` (add ``structured=false`` for
 the expansion), one process at a time on 2 cores shared with two other heavy jobs, so rough:
 S2133 0.19 s → 0.02 s, S2254 17.7 s (1.31 GiB) → 0.14 s (0.11 GiB), S2264 33.6 s (2.24 GiB) →
-0.19 s (0.15 GiB); docs/EFCE_LEARNING.md, "Building the Sheriff rows without the tree".
+0.19 s (0.15 GiB); docs/explanation/benchmarks.md, "Building the Sheriff rows without the tree".
 """
 
 from __future__ import annotations

@@ -142,8 +142,10 @@ def grid_size(grid: dict[str, list]) -> int:
 def family_points(game: str, grid: dict[str, list], options: dict | None = None) -> list[SweepPoint]:
     """One point per element of the grid's Cartesian product (the last parameter varies fastest).
 
-    Raises UnknownGameError for a game or a parameter name the catalog does not know (the whole
-    sweep would be wrong); a bad *value* is left for its own task, whose row records the error.
+    Raises UnknownGameError for a game or a parameter name the catalog does not know, and
+    OptionError for text where the parameter is a number or true/false (``N=ten``): the whole
+    sweep would be wrong. Other bad values (``N=1`` below a game's range) are left for their own
+    tasks, whose rows record the error.
     """
     from lpgame.games import catalog
 
@@ -156,6 +158,14 @@ def family_points(game: str, grid: dict[str, list], options: dict | None = None)
         raise UnknownGameError(
             f"game {game!r} has no parameter(s) {', '.join(unknown)}; its parameters are "
             + (", ".join(f"{k}={v!r}" for k, v in known.items()) or "none"))
+    for key, values in grid.items():
+        default = known[key]
+        if isinstance(default, (bool, int, float)):
+            text = [v for v in values if isinstance(v, str)]
+            if text:
+                kind = "true or false" if isinstance(default, bool) else "a number"
+                raise OptionError(f"sweep parameter {key} of {game} is {kind} (default "
+                                  f"{default!r}); {', '.join(map(repr, text))} is not")
     keys = list(grid)
     return [SweepPoint("family", game, dict(zip(keys, combination)), options=dict(options or {}))
             for combination in itertools.product(*(grid[k] for k in keys))]

@@ -7,7 +7,7 @@ one single-threaded worker per core (threads of this process, each handing its p
 child process, :mod:`lpgame.sweep.warm`; worker processes with ``isolate=False``) and closes it at
 the end; with ``scheduler=ADDRESS``
 (``tcp://host:8786``, or the path of a ``--scheduler-file``) it uses that cluster's workers
-(docs/sweeps.md). Every finished row goes to the table at once (:mod:`lpgame.sweep.table`), so a
+(docs/how-to/sweep-dask.md). Every finished row goes to the table at once (:mod:`lpgame.sweep.table`), so a
 killed sweep keeps what it finished, and ``resume=True`` runs only the points without a row.
 
 Progress goes to standard error: points done of the total, failures, and an estimate of the time
@@ -177,15 +177,17 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
         check_plot_path(plot)
     if resume and out is None:
         raise OptionError("resume needs the table to resume from (out=PATH, --out PATH)")
+    points = _points(game, grid, files, verify, params, points)
+    check_unique(points)
     local = client is None and scheduler is None
     if local and isolate and not fresh_child:
-        # the local cluster's warm children start now and import lpgame while this process reads
-        # the points, checks the concept and starts the cluster
+        # the local cluster's warm children start now and import lpgame while this process checks
+        # the concept and the table and starts the cluster
         _require("distributed", "the Dask cluster")
         shared_pool(WARM_UP_TARGET).start(workers or os.cpu_count() or 1)
     try:
-        result = _sweep(game, grid, files, verify, params, points, settings, out, resume,
-                        retry_failed, scheduler, workers, client, progress)
+        result = _sweep(points, verify is not None, settings, out, resume, retry_failed, scheduler,
+                        workers, client, progress)
     finally:
         if local:
             close_shared_pools()
@@ -197,15 +199,13 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
     return result
 
 
-def _sweep(game, grid, files, verify, params, points, settings: dict, out, resume: bool,
+def _sweep(points: list[SweepPoint], verify: bool, settings: dict, out, resume: bool,
            retry_failed: bool, scheduler, workers, client, progress) -> SweepResult:
     """The points of a sweep, run: the table written row by row (after the cluster answers)."""
-    points = _points(game, grid, files, verify, params, points)
-    check_unique(points)
     parameters = parameter_names(points)
     columns = columns_for(parameters)
     concept, exact = settings["concept"], settings["exact"]
-    if verify is None:
+    if not verify:
         _check_concept(concept)
     kept, on_disk = _kept_rows(out, resume, retry_failed, concept, exact, {p.id for p in points})
     todo = [p for p in points if p.id not in kept]
@@ -370,7 +370,7 @@ def _client(client, scheduler: str | None, workers: int | None, isolate: bool = 
     if scheduler is not None:
         if workers is not None:
             raise OptionError("--workers is for the local cluster; a scheduler's cluster has the "
-                              "workers started for it (docs/sweeps.md)")
+                              "workers started for it (docs/how-to/sweep-dask.md)")
         kwargs = ({"scheduler_file": scheduler} if Path(scheduler).is_file()
                   else {"address": scheduler})
         try:

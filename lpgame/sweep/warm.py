@@ -93,19 +93,19 @@ class WarmChild:
         try:
             reply = self._exchange(request, start + timeout)
         except BaseException:     # interrupted (Ctrl-C): leave no child computing
-            self._end(kill=True)
+            self._end()
             self.close()
             raise
         wall = time.perf_counter() - start
         progress = _read_json(progress_path)
         if reply == "timeout":
             peak = _peak_rss(self.pid)
-            self._end(kill=True)
+            self._end()
             self.close()
             return ChildResult("timeout", data=progress, error=f"did not finish in {timeout:g} s",
                                wall_seconds=wall, peak_rss_bytes=peak, pid=self.pid)
         if reply == "crashed":
-            status, usage = self._end(kill=True)
+            status, usage = self._end()
             error = self._crash_text(status, stderr_start)
             self.close()
             return ChildResult("crashed", data=progress, wall_seconds=wall, pid=self.pid,
@@ -144,24 +144,14 @@ class WarmChild:
         how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
         return f"{how}: {' | '.join(tail)}"[:400]
 
-    def _end(self, kill: bool):
-        """End the child (kill it, by its id, or wait for it to leave after the pipe closes) and reap
-        it; (wait status, resource usage), or (None, None) if it was already reaped."""
+    def _end(self):
+        """Kill the child (by its id; a child that has died keeps its own exit status) and reap it;
+        (wait status, resource usage), or (None, None) if it was already reaped."""
         self.alive = False
         self._connection.close()
         if self.process.returncode is not None:
             return None, None
-        if kill:
-            self._signal(signal.SIGKILL)
-        else:
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                pid, status, usage = os.wait4(self.pid, os.WNOHANG)
-                if pid == self.pid:
-                    self.process.returncode = os.waitstatus_to_exitcode(status)
-                    return status, usage
-                time.sleep(0.01)
-            self._signal(signal.SIGKILL)
+        self._signal(signal.SIGKILL)
         _, status, usage = os.wait4(self.pid, 0)
         self.process.returncode = os.waitstatus_to_exitcode(status)
         return status, usage
@@ -177,14 +167,10 @@ class WarmChild:
         if self.process.returncode is None:
             self._signal(signal.SIGKILL)
 
-    def hang_up(self) -> None:
-        """Close the pipe: the child leaves when it has no point to finish (see :meth:`close`)."""
-        self._connection.close()
-
     def close(self) -> None:
-        """End the child (it leaves when its pipe closes; killed after 5 s) and remove its folder."""
+        """End the child (killed: it holds nothing to save) and remove its folder."""
         if self.process.returncode is None:
-            self._end(kill=False)
+            self._end()
         self.alive = False
         if not self._stderr.closed:
             self._stderr.close()
@@ -238,14 +224,18 @@ class WarmPool:
             busy = list(self._busy) if kill_busy else []
         for child in busy:
             child.kill()
-        for child in idle:          # every pipe first: the children leave together
-            child.hang_up()
         for child in idle:
             child.close()
 
     @property
     def idle(self) -> int:
+        """How many children wait for a point."""
         return len(self._idle)
+
+    @property
+    def busy(self) -> int:
+        """How many children are running a point."""
+        return len(self._busy)
 
 
 _SHARED: dict[str, WarmPool] = {}

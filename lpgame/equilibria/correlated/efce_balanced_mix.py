@@ -39,7 +39,7 @@ the criterion's two parts are linear in μ once the deviations are fixed.
 objective, and on these games it buys much. Over the columns of a D32 max P3 run (R = 2), the
 best exact EFCE had objective 0.21196, the best with ε = 0.01 % of R already 0.21785, above the
 bound U = 0.21635 and so above OPT, and with ε = 1 % of R 0.5369
-(``benchmarks/efce_violation_frontier.py``; docs/efce_three_player.md). The rest of the
+(``benchmarks/efce_violation_frontier.py``; docs/explanation/benchmarks.md). The rest of the
 target-gap run checks ε ≤ t·R and |U − objective| ≤ t·R, which bound the objective from below
 only (objective ≥ U − t·R ≥ OPT − t·R). Without L (the default run) the balanced mix spends
 exactly that freedom: the violation the criterion allows, for objective that may lie more than
@@ -183,7 +183,7 @@ def best_within_violation(model, violation: float, tol: float,
     :func:`balanced_mix`: (μ, its objective, closed), or None when the LP is infeasible or does
     not end optimal. At ``violation`` 0 it is the restricted master's optimal EFCE over the
     columns; as the violation grows, it shows how much objective violating the triggers buys
-    (docs/efce_three_player.md, "The balanced mix")."""
+    (docs/explanation/benchmarks.md, "The balanced mix")."""
     costs = np.asarray(model.costs, dtype=float)
 
     def build() -> highspy.Highs:

@@ -33,7 +33,7 @@ does not finish in ``tuple_seconds`` (by default ``TUPLE_BOUND_SHARE`` of the ti
 ``TUPLE_BOUND_SECONDS`` without one). On K35, D32 and GL33 it is 0.01–0.43 % of R above the best
 EFCE values the runs find, where the Lagrangian bounds ended 0.2–18 % above (90 s), so the elastic
 run meets 1 % on all nine of their cases, and the exact run certifies an exact EFCE within 1 % of
-the bound on all nine (D32 max P2 to optimality) (docs/efce_three_player.md, "Tuple relaxation").
+the bound on all nine (D32 max P2 to optimality) (docs/explanation/benchmarks.md, "Tuple relaxation").
 On L3132 its LP takes about 270 s, so the Leduc rows need a time limit of about 20 minutes; with
 1 500 s the elastic run meets 1 % on max P1 (353 s) and, with the balanced mix
 (:mod:`lpgame.equilibria.correlated.efce_elastic_run`), on max P2 (992 s); max P3 met it in one of
@@ -56,7 +56,7 @@ bound), so bounding rounds smooth towards it until a Lagrangian bound beats U_tu
 alternation round first runs at the master's duals moved ``GUIDE_SMOOTHING`` of the way to the
 centre, keeping a plan only when it improves at the master's own duals (so the master still
 grows only by improving columns and every guarantee above stands). Measured (90 s, target
-0.1 %, 2 shared cores; docs/efce_three_player.md, "Pricing at the relaxation's duals"): D32 max
+0.1 %, 2 shared cores; docs/explanation/benchmarks.md, "Pricing at the relaxation's duals"): D32 max
 P1 is solved in 34 s (objective = U to 10⁻¹⁴, ε = 4·10⁻¹⁴·R; without guidance it had stayed at
 0.29688, 0.43 % of R below, even in 600 s), GL33 max P1 and P3 reach 0.1 % in 13 s and 12 s (not
 within 90 s before), but GL33 max P2 ends at 0.107 % (0.1 % at 31 s before).

@@ -102,7 +102,7 @@ ELASTIC_DROP_AFTER = 0
 masters in a row is removed from the master (0: never, the default). Tried with 20: GL33 max P1's
 master LP time halved (30 → 15 s of 82 s) with the same bound at the end, but K35 max P1 reached
 1 % in 20.2 s instead of 2.3 s (the later duals missed the first bounding round), and D32's bound
-was no better; so it is off (docs/efce_three_player.md, branch i23-elastic)."""
+was no better; so it is off (docs/explanation/benchmarks.md, branch i23-elastic)."""
 DROP_EVERY = 10
 DROP_REDUCED_COST = 1e-3
 ELASTIC_FIRST_BOUND = 0.2

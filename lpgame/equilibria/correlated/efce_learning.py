@@ -52,7 +52,7 @@ the bound is HiGHS's max over 𝒱 ⊇ Ξ (small games only): still ≥ OPT, but
 The forests hold Σ p_c u_i / R (not the LP's power-of-two scaling), so λ is in units of the payoff
 range as documented.
 
-**Memory** (docs/EFCE_LEARNING.md, "The big rows"). The chain, the forests and the gap evaluators
+**Memory** (docs/explanation/benchmarks.md, "The big rows"). The chain, the forests and the gap evaluators
 hold int32 positions while they fit (int64 otherwise); the regrets are float32
 (``regret_dtype``; everything else the learner sums, the averages, and the checker's gap and
 bound are float64); the trigger maps' transposes are views, not copies; only the best
@@ -62,7 +62,8 @@ built. B2323 peaked at 539 bytes per relevant pair (834 before).
 **More than two players.** The thesis's three-player rows (D32, K35, GL33, L3132, L3133, L3223 of
 Table 10.1) use the correlation-plan representation of Zhang, Farina, Celli & Sandholm (EC 2022),
 which the thesis cites but does not write out (notes §1.8 "n players"); it cannot be reconstructed
-from the notes and seeds, so those games are refused here with that reason (see docs/EFCE_LEARNING.md).
+from the notes and seeds, so those games are refused here with that reason (see
+docs/explanation/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -297,7 +298,7 @@ def solve_efce_learning(game, objective="welfare", target_gap: float = 0.01,
             f"{sf.game.name}: optimal EFCE by learning is implemented for two players; the game "
             f"has {sf.num_players}. The thesis's three-player rows use the correlation-plan "
             f"representation of Zhang, Farina, Celli & Sandholm (EC 2022), which the notes and "
-            f"seeds do not write out (see docs/EFCE_LEARNING.md); use method="
+            f"seeds do not write out (see docs/explanation/benchmarks.md); use method="
             f"'column_generation' (the default for three or more players), or concept 'ce' for a "
             f"normal-form game")
     space = CorrelationPlanSpace(sf)

@@ -4,7 +4,7 @@ relevant sequence *tuples*.
 **Why.** With three or more players lpgame states the optimal EFCE exactly as column generation
 over joint pure plans (:mod:`lpgame.equilibria.correlated.efce_n_player`). Its columns give EFCE (lower
 bounds); its upper bounds are Lagrangian bounds at the restricted master's duals, which on GL33,
-D32 and the Leduc rows stay far above the optimum (docs/efce_three_player.md). This module gives
+D32 and the Leduc rows stay far above the optimum (docs/explanation/benchmarks.md). This module gives
 the column generation a second, independent upper bound: the optimum of an LP over a polytope
 that contains every distribution's correlation plan.
 
@@ -86,7 +86,7 @@ and L3133 (230 k) in about 420 s (2 cores, one other job beside it). L3223 (797 
 pass ``max_tuples`` to try. Until 2026-11-25 the default was 150 000, because L3132 had not
 finished within 200 s; the column generation gives the relaxation ``TUPLE_BOUND_SHARE`` of its
 time limit by default, so the Leduc rows need a limit of about 20 minutes, or ``tuple_seconds``
-(docs/efce_three_player.md, "Tuple relaxation"). Crossover stays on: without it
+(docs/explanation/benchmarks.md, "Tuple relaxation"). Crossover stays on: without it
 (``run_crossover`` "choose") L3132 took 249 s, but the bound on a Battleship was 2·10⁻⁷·R above
 the LP's optimum instead of 10⁻¹², too loose for the exact run's optimality test
 (``column_tolerance``·R, 10⁻⁷·R)."""

@@ -55,28 +55,19 @@ Every answer is certified by lpgame's independent best-response path (:mod:`lpga
 
 from __future__ import annotations
 
-import math
 import numbers
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
-from lpgame.equilibria.general_sum.lemke import solver_report
-from lpgame.equilibria.profiles import certified_profile
 from lpgame.errors import (
-    ConceptMismatchError,
-    ExactCheckError,
     InvalidGameError,
     OptionError,
     SolverError,
 )
-from lpgame.io.json_io import number_to_json, strategies_to_json
 from lpgame.rational import common_denominator, to_fraction
-from lpgame.registry import Concept, Option, register
-from lpgame.result import Certificate, Result, format_number, register_result_kind
 
 #: Relative tolerance of the floating-point ratio test.
 FLOAT_PIVOT_TOLERANCE = 1e-9

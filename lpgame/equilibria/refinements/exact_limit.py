@@ -109,8 +109,8 @@ class ExactInstance:
 
 
 def exact_instance(tlp, xi: Fraction) -> ExactInstance:
-    """P(ξ) of the trembling LP ``tlp`` (:class:`lpgame.equilibria.refinements.limit.TremblingLP`) at the rational
-    ξ, exactly."""
+    """P(ξ) of the trembling LP ``tlp`` (:class:`lpgame.equilibria.refinements.limit.TremblingLP`) at the
+    rational ξ, exactly."""
     xi = Fraction(xi)
     powers = tlp.exact_powers()
     senses = tlp._senses

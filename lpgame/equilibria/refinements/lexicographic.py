@@ -1,10 +1,10 @@
 """An exact criss-cross simplex over ℚ(ε) for trembling LPs whose ε is in b and c only.
 
 When floating point cannot resolve P(ξ) at a small ξ (the ε^4 terms of a QPE program fall below
-HiGHS's tolerances), the limit loop of :mod:`lpgame.equilibria.refinements.limit` first runs an exact simplex at
-fixed rational ξ (:mod:`lpgame.equilibria.refinements.exact_limit`, the counterpart of the thesis's GLOP-MPFR stage,
-Farina 2023 L5813) and, as the last resort (the thesis kept a rational simplex as one), this exact
-method from the HiGHS basis nearest to stable. It is not monotone: from a basis with many wrong
+HiGHS's tolerances), the limit loop of :mod:`lpgame.equilibria.refinements.limit` first runs an exact simplex
+at fixed rational ξ (:mod:`lpgame.equilibria.refinements.exact_limit`, the counterpart of the thesis's
+GLOP-MPFR stage, Farina 2023 L5813) and, as the last resort (the thesis kept a rational simplex as one), this
+exact method from the HiGHS basis nearest to stable. It is not monotone: from a basis with many wrong
 signs it can wander (Leduc L2232 QPE: no optimal basis after its cap of 2,000 pivots).
 
 The LP ``max c(ε)ᵀz s.t. A z (≤, =, ≥) b(ε)`` is put in the form A z + D s = b(ε) with one slack per

@@ -34,8 +34,8 @@ exact rational arithmetic:
   B̃(ε) = S(ε)B(ε) with B̃(0) nonsingular); the limit must then still be finite.
 
 The limit (§13.4.4) is the coefficient of ε⁰: z_0 and π_0. The test itself, :func:`certify_stable_basis`,
-lives in :mod:`lpgame.equilibria.refinements.basis_stability` (exact arithmetic in python-flint, block triangular
-factorisation of B(0)) and is re-exported here.
+lives in :mod:`lpgame.equilibria.refinements.basis_stability` (exact arithmetic in python-flint, block
+triangular factorisation of B(0)) and is re-exported here.
 
 **The limit loop** (§13.4, Fig. 13.1, L5663–5810), :func:`solve_limit`: solve P(ξ) with HiGHS's
 simplex, test its optimal basis; if it is not stable, shrink ξ (warm start from the last basis) and
@@ -51,16 +51,16 @@ Leduc's QPE program at small ξ), the loop goes on exactly, in two stages:
    previous ξ and, first, the HiGHS basis nearest to stable; each exact optimal basis goes to
    :func:`certify_stable_basis`. By Thm. 13.4 (L5577) every optimal basis of P(ξ) is stable for
    ξ small enough, so the stage ends; on Leduc at ξ = 2⁻²⁰ (the thesis: 10⁻⁶);
-2. **the criss-cross method over ℚ(ε)** (:mod:`lpgame.equilibria.refinements.lexicographic`), the thesis's "rational
-   simplex as a last resort", for QPE and one-sided QPE (ε in b and c only).
+2. **the criss-cross method over ℚ(ε)** (:mod:`lpgame.equilibria.refinements.lexicographic`), the thesis's
+   "rational simplex as a last resort", for QPE and one-sided QPE (ε in b and c only).
 
 A basis that is never certified (time limit, or neither stage succeeds) gives a labelled partial
 answer (:class:`LimitSolution` with ``stable=False``: the solution of P(ξ) at the smallest ξ
 reached, the exact stage's optimum there when it ran). Without a time limit the exact stage has
 :data:`EXACT_SECONDS` and the criss-cross method :data:`FALLBACK_SECONDS`.
 
-The stability test computes in python-flint's exact rationals (:mod:`lpgame.equilibria.refinements.basis_stability`);
-results are :class:`fractions.Fraction`.
+The stability test computes in python-flint's exact rationals
+(:mod:`lpgame.equilibria.refinements.basis_stability`); results are :class:`fractions.Fraction`.
 """
 
 from __future__ import annotations
@@ -325,8 +325,8 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
     timed_out = reason.startswith("time limit") and time_limit is not None
     if not timed_out and exact_fallback in (True, "criss-cross") and closest is not None \
             and tlp.degree["A"] == 0:
-        # the last resort: the exact criss-cross method over ℚ(ε) (lpgame.equilibria.refinements.lexicographic) from
-        # the HiGHS basis with the fewest wrong signs
+        # the last resort: the exact criss-cross method over ℚ(ε)
+        # (lpgame.equilibria.refinements.lexicographic) from the HiGHS basis with the fewest wrong signs
         _, start_solution, start_xi = closest
         left = FALLBACK_SECONDS if time_limit is None else \
             time_limit - (time.perf_counter() - start)
@@ -357,11 +357,11 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
 
 def _exact_stage(tlp, exact_schedule, solved, closest, verdicts, deadline, terms, attempts,
                  seconds):
-    """The exact stage of :func:`solve_limit` (module docstring; :mod:`lpgame.equilibria.refinements.exact_limit`):
-    for each ξ, exact simplex pivots from the start with the fewest exact infeasibilities (HiGHS's
-    basis at ξ, the exact optimum at the previous ξ, the HiGHS basis nearest to stable), then the
-    stability test. Returns (found, partial, reason): found = (ξ, solution, P(ξ), StableBasis) or
-    None; partial = (ξ, solution, P(ξ)) of the exact optimum at the smallest ξ reached."""
+    """The exact stage of :func:`solve_limit` (module docstring;
+    :mod:`lpgame.equilibria.refinements.exact_limit`): for each ξ, exact simplex pivots from the start with
+    the fewest exact infeasibilities (HiGHS's basis at ξ, the exact optimum at the previous ξ, the HiGHS basis
+    nearest to stable), then the stability test. Returns (found, partial, reason): found = (ξ, solution, P(ξ),
+    StableBasis) or None; partial = (ξ, solution, P(ξ)) of the exact optimum at the smallest ξ reached."""
     previous = None
     partial = None
     reason = ""

@@ -13,10 +13,10 @@ notes/farina-thesis.md §1.12–1.13):
 * ``os-qpe``: the one-sided QPE (Farina & Sandholm 2021): only ``trembling_player`` trembles; the
   other player's strategy is rational against those mistakes (Prop. 13.3, with the erratum F_hᵀ).
 
-Each is the limit solution of a trembling LP (:mod:`lpgame.equilibria.refinements.perturbed_lp`), computed exactly
-by the stable-basis loop of §13.4 (:mod:`lpgame.equilibria.refinements.limit`). The answer states the ξ at which a
-stable basis was found and, for QPE and one-sided QPE, the ε* for which the basis is proved optimal
-on all of (0, ε*].
+Each is the limit solution of a trembling LP (:mod:`lpgame.equilibria.refinements.perturbed_lp`), computed
+exactly by the stable-basis loop of §13.4 (:mod:`lpgame.equilibria.refinements.limit`). The answer states the
+ξ at which a stable basis was found and, for QPE and one-sided QPE, the ε* for which the basis is proved
+optimal on all of (0, ε*].
 
 Strategies at information sets a player's own limit strategy never reaches are the limits of the
 perturbed behaviour, b[ja] = lim x(ε)[ja] / x(ε)[p_j] (the ratio of the leading coefficients of
@@ -32,12 +32,12 @@ machine's play is checked lexicographically against the trembling player's pertu
 every information set the machine's own strategy reaches, and the trembling player's against the
 machine's limit strategy.
 
-The fallback chain, when no HiGHS basis is stable (:func:`lpgame.equilibria.refinements.limit.solve_limit`): HiGHS
-on P(ξ) for ξ = 2⁻³ … 2⁻⁶⁰; then the exact simplex at fixed rational ξ = 2⁻¹⁰ … 2⁻¹⁰⁰
-(:mod:`lpgame.equilibria.refinements.exact_limit`, the exact counterpart of the thesis's GLOP-MPFR stage, L5813), each
-exact optimal basis tested for stability; then, as a last resort for QPE and one-sided QPE, the
-exact criss-cross method over ℚ(ε) (:mod:`lpgame.equilibria.refinements.lexicographic`). When no basis is certified
-stable before the time limit or the smallest ξ, the answer is partial and labelled so: the solution
+The fallback chain, when no HiGHS basis is stable (:func:`lpgame.equilibria.refinements.limit.solve_limit`):
+HiGHS on P(ξ) for ξ = 2⁻³ … 2⁻⁶⁰; then the exact simplex at fixed rational ξ = 2⁻¹⁰ … 2⁻¹⁰⁰
+(:mod:`lpgame.equilibria.refinements.exact_limit`, the exact counterpart of the thesis's GLOP-MPFR stage,
+L5813), each exact optimal basis tested for stability; then, as a last resort for QPE and one-sided QPE, the
+exact criss-cross method over ℚ(ε) (:mod:`lpgame.equilibria.refinements.lexicographic`). When no basis is
+certified stable before the time limit or the smallest ξ, the answer is partial and labelled so: the solution
 of P(ξ) at the smallest ξ reached (the exact stage's optimum there, as floats, when it ran).
 """
 

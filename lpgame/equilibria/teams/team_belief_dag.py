@@ -47,7 +47,7 @@ flow, and :func:`build_team_belief_dag` raises :class:`~lpgame.errors.InvalidGam
 
 **Sizes** (Farina 2023, Table 11.2, "Ω▲ simplexes / dim"): ``num_beliefs`` counts the decision
 nodes (simplexes) and ``num_edges`` the prescriptions (dimension). Conventions about trivial nodes
-differ from the thesis's implementation; ``docs/tmecor.md`` compares them.
+differ from the thesis's implementation; ``docs/explanation/benchmarks.md`` compares them.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ members (TME) only get 1/4 (Lemmas 11.1–11.2).
 * ``lp`` — one LP over the von Stengel–Forges polytope of the two members' relevant pairs, exact
   for triangle-free teams (:mod:`lpgame.equilibria.teams.tmecor_lp`; Lemma 11.3, Cor. 11.1);
 * ``belief_dag`` — one LP over the flows of the team belief DAG, exact for any team of a game that
-  is timeable for the team (:mod:`lpgame.equilibria.teams.team_belief_dag`, :func:`~lpgame.equilibria.teams.tmecor_lp.
-  belief_dag_lp`; Zhang, Farina & Sandholm 2023; Cor. 11.2). The flow is decomposed into pure flows,
-  each a joint pure plan, which is the returned distribution;
+  is timeable for the team (:mod:`lpgame.equilibria.teams.team_belief_dag`,
+  :func:`~lpgame.equilibria.teams.tmecor_lp.belief_dag_lp`; Zhang, Farina & Sandholm 2023; Cor. 11.2). The
+  flow is decomposed into pure flows, each a joint pure plan, which is the returned distribution;
 * ``column_generation`` — a restricted LP over joint pure plans and a MILP oracle
   (:mod:`lpgame.equilibria.teams.tmecor_column_generation`, :mod:`lpgame.equilibria.teams.tmecor_oracle`;
   Farina, Celli, Gatti & Sandholm 2018/2021), for any team; labelled partial answers at its limits;
