@@ -134,6 +134,12 @@ def _run(entry: registry.Concept, game, exact: bool, backend: str, options: dict
     if backend not in entry.backends:
         raise OptionError(f"concept {entry.name!r} solves with backend "
                           f"{' or '.join(entry.backends)}, not {backend!r}")
+    chosen = solver_options.get("solver")
+    if chosen is not None and entry.solvers is not None and chosen not in entry.solvers:
+        uses = (f"uses HiGHS's {' or '.join(entry.solvers)}" if entry.solvers
+                else "chooses HiGHS's method itself")
+        raise OptionError(f"concept {entry.name!r} ({entry.variant}) {uses}; solver={chosen!r} "
+                          "does not apply to it")
     own = registry.checked_options(entry, options)
     return entry.solve(game, exact=exact, backend=backend, **own, **solver_options)
 

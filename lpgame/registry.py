@@ -77,8 +77,10 @@ class Option:
 
     ``type`` is ``bool``, ``int``, ``float``, ``str``, ``tuple`` (a comma-separated list on the
     command line) or ``object`` (anything; ``parse`` turns the command-line string into a value).
-    ``choices`` restricts a ``str`` option. ``cli=False`` keeps it off the command line; ``flag``
-    names its command-line flag when the default (``--`` + name with dashes) does not fit.
+    ``choices`` restricts a ``str`` option. ``minimum`` is the smallest value a number may take
+    (1 for counts and limits: a limit of 0 pivots or columns means nothing). ``cli=False`` keeps it
+    off the command line; ``flag`` names its command-line flag when the default (``--`` + name with
+    dashes) does not fit.
     """
 
     name: str
@@ -89,6 +91,7 @@ class Option:
     parse: Callable[[str], object] | None = None
     cli: bool = True
     flag: str | None = None
+    minimum: float | None = None
 
     @property
     def cli_flag(self) -> str:
@@ -111,12 +114,12 @@ class Option:
             raise OptionError(f"{where} must be True or False; got {show_value(value)}")
         if self.type is int:
             if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-                return int(value)
+                return self._at_least_minimum(int(value), where)
             raise OptionError(f"{where} must be an integer; got {show_value(value)}")
         if self.type is float:
             if isinstance(value, numbers.Real) and not isinstance(value, bool) \
                     and math.isfinite(float(value)):
-                return value
+                return self._at_least_minimum(value, where)
             raise OptionError(f"{where} must be a finite number; got {show_value(value)}")
         if self.type is str:
             if isinstance(value, str):
@@ -126,6 +129,12 @@ class Option:
             if isinstance(value, (tuple, list)):
                 return tuple(value)
             raise OptionError(f"{where} must be a tuple; got {show_value(value)}")
+        return value
+
+    def _at_least_minimum(self, value, where: str):
+        if self.minimum is not None and value < self.minimum:
+            raise OptionError(f"{where} must be at least {show_value(self.minimum)}; got "
+                              f"{show_value(value)}")
         return value
 
     def from_text(self, text: str, concept: str):
@@ -162,6 +171,9 @@ class Concept:
     value_only: Callable | None = None
     exact: bool = True
     backends: tuple[str, ...] = ("highs", "pyomo", "cvxpy")
+    #: HiGHS methods (the ``solver`` option: simplex, ipm, pdlp, ...) the concept can use; None: any,
+    #: ``()``: it chooses its own and refuses a ``solver`` option
+    solvers: tuple[str, ...] | None = None
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):

@@ -9,6 +9,7 @@ with a reference that does not use the concept's formulation (``tests/references
 nash/zero_sum               matrix-game value by linprog (normal form or reduced normal form of
                             a tiny tree); NashConv 0 by best responses computed here
 nash/lemke                  NashConv 0 by best responses computed here (matrices, tiny trees)
+nash/lemke_howson           NashConv 0 by best responses computed here (matrices)
 nash/enumeration            the extreme equilibria of nashpy's vertex enumeration
 nash/optimal                best/worst objective over nashpy's extreme equilibria
 nash/refinement             the Nash value; NashConv 0; backward induction (perfect information)
@@ -59,6 +60,7 @@ from references import (
     bimatrix_gains,
     correlated_gain,
     correlated_optimum,
+    extensive_correlated_optimum,
     matrix_game,
     security_values,
     stackelberg_value,
@@ -403,6 +405,41 @@ def check_cce(case, k, exact, options, result):
     _check_correlated(case, k, exact, options, result, coarse=True)
 
 
+def _check_tree_correlated(case: Case, k, exact, options, result, reference: float, what: str):
+    s, span = Fraction(10) ** k, case.span * Fraction(10) ** k
+    w = _weights(options.get("objective", "welfare"), 2)
+    _close(result.objective, sum(wi * _num(v) for wi, v in zip(w, result.payoffs)),
+           span * sum(w), exact, "objective of the reported payoffs", True)
+    _close(result.objective, reference * float(s), span * sum(w), exact,
+           f"optimal {what} objective, brute force over pairs of pure plans ({options})")
+
+
+def check_efce(case, k, exact, options, result):
+    if case.payoffs is not None:             # one-shot: EFCE = CE
+        return check_ce(case, k, exact, options, result)
+    w = _weights(options.get("objective", "welfare"), 2)
+    return _check_tree_correlated(case, k, exact, options, result,
+                                  extensive_correlated_optimum(case.normal_form(), w), "EFCE")
+
+
+def check_efcce(case, k, exact, options, result):
+    if case.payoffs is not None:             # one-shot: EFCCE = CCE
+        return check_cce(case, k, exact, options, result)
+    w = _weights(options.get("objective", "welfare"), 2)
+    return _check_tree_correlated(
+        case, k, exact, options, result,
+        extensive_correlated_optimum(case.normal_form(), w, coarse=True), "EFCCE")
+
+
+def check_nfcce(case, k, exact, options, result):
+    if case.payoffs is not None:             # NFCCE = CCE of the normal form
+        return check_cce(case, k, exact, options, result)
+    w = _weights(options.get("objective", "welfare"), 2)
+    return _check_tree_correlated(
+        case, k, exact, options, result,
+        correlated_optimum(case.normal_form().tensor(), w, coarse=True), "NFCCE")
+
+
 def check_learned_efce(case: Case, k, exact, options, result):
     """efce/learning and efce/column_generation on one-shot games (EFCE = CE): the claims (gap,
     bound, status) against the CE LP."""
@@ -487,6 +524,10 @@ REFERENCES: dict[tuple[str, str], Reference] = {
     ("nash", "lemke"): Reference(
         _one_of(lambda: matrices(general=True), lambda: tiny_trees(zero_sum=False, general=True)),
         check_any_nash),
+    ("nash", "lemke_howson"): Reference(
+        lambda: matrices(general=True), check_any_nash,
+        lambda: st.fixed_dictionaries({"method": st.just("lemke_howson"),
+                                       "label": st.integers(1, 4)})),
     ("nash", "enumeration"): Reference(
         lambda: matrices(high=3, general=True, spread=60, distinct=True), check_enumeration,
         lambda: st.just({"enumerate": True})),
@@ -511,15 +552,18 @@ REFERENCES: dict[tuple[str, str], Reference] = {
         _one_of(lambda: matrices(), lambda: matrices(players=3, high=2)), check_cce,
         lambda: st.fixed_dictionaries({"objective": st.sampled_from(["welfare", "player1",
                                                                      "player2"])})),
-    ("efce", "default"): Reference(lambda: matrices(high=3), check_ce,
-                                   lambda: st.fixed_dictionaries(
-                                       {"objective": st.sampled_from(["welfare", "player2"])})),
-    ("efcce", "default"): Reference(lambda: matrices(high=3), check_cce,
-                                    lambda: st.fixed_dictionaries(
-                                        {"objective": st.sampled_from(["welfare", "player1"])})),
-    ("nfcce", "default"): Reference(lambda: matrices(high=3), check_cce,
-                                    lambda: st.fixed_dictionaries(
-                                        {"objective": st.sampled_from(["welfare", "player2"])})),
+    ("efce", "default"): Reference(
+        _one_of(lambda: matrices(high=3), lambda: tiny_trees(zero_sum=False, general=True)),
+        check_efce,
+        lambda: st.fixed_dictionaries({"objective": st.sampled_from(["welfare", "player2"])})),
+    ("efcce", "default"): Reference(
+        _one_of(lambda: matrices(high=3), lambda: tiny_trees(zero_sum=False, general=True)),
+        check_efcce,
+        lambda: st.fixed_dictionaries({"objective": st.sampled_from(["welfare", "player1"])})),
+    ("nfcce", "default"): Reference(
+        _one_of(lambda: matrices(high=3), lambda: tiny_trees(zero_sum=False, general=True)),
+        check_nfcce,
+        lambda: st.fixed_dictionaries({"objective": st.sampled_from(["welfare", "player2"])})),
     ("efce", "learning"): Reference(lambda: matrices(high=3), check_learned_efce,
                                     lambda: st.just({"method": "learning"}), examples=5),
     ("efce", "column_generation"): Reference(lambda: matrices(high=3), check_learned_efce,
@@ -600,7 +644,7 @@ def test_conformance(key, mode, k):
                 refused.append(str(refusal))
                 return
             raise
-        solved.append(1)
+        solved.append("matrix" if case.payoffs is not None else "tree")
         assert result.concept == name
         if exact:
             assert result.exact, "exact mode returned a floating-point answer"
@@ -610,7 +654,8 @@ def test_conformance(key, mode, k):
     refused: list = []
     run()
     if os.environ.get("CONFORMANCE_COUNTS"):
-        print(f"\n{_id(key)} {mode} 1e{k}: {len(solved)} solved, {len(refused)} refused")
+        print(f"\n{_id(key)} {mode} 1e{k}: {len(solved)} solved ({solved.count('tree')} trees), "
+              f"{len(refused)} refused")
     if entry.exact or not exact:
         assert solved, f"no example was solved; refusals: {refused[:2]}"
 
@@ -639,6 +684,25 @@ def test_one_shot_identities(objective):
     assert math.isclose(float(results["cce"]), cce)
     if objective == "welfare":
         assert cce > ce + 1e-6        # coarse deviations are weaker: the sets differ here
+    # the brute-force extensive-form references say the same on the one-shot tree
+    tree = TreeNormalForm(ONE_SHOT.to_extensive())
+    assert math.isclose(extensive_correlated_optimum(tree, w), ce, abs_tol=1e-9)
+    assert math.isclose(extensive_correlated_optimum(tree, w, coarse=True), cce, abs_tol=1e-9)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(case=tiny_trees(zero_sum=False, general=True))
+def test_tree_references_are_nested(case):
+    """EFCE ⊆ EFCCE ⊆ NFCCE, so the brute-force optima are ordered, and every Nash equilibrium is
+    an EFCE, so the best EFCE welfare is at least the welfare of the one Lemke finds."""
+    tnf = case.normal_form()
+    efce = extensive_correlated_optimum(tnf, [1, 1])
+    efcce = extensive_correlated_optimum(tnf, [1, 1], coarse=True)
+    nfcce = correlated_optimum(tnf.tensor(), [1, 1], coarse=True)
+    assert efce <= efcce + 1e-9 <= nfcce + 2e-9
+    nash = lpgame.solve(case.build(0, True), concept="nash", exact=True)
+    assert float(sum(tnf.values(nash.strategies))) <= efce + 1e-9
 
 
 def test_references_see_a_bug():

@@ -289,3 +289,18 @@ def test_no_module_is_longer_than_a_reader_can_hold():
     assert too_long == {}, f"modules over {MAX_MODULE_LINES} lines: {too_long}"
     stale = [name for name in LONG_MODULES if long.get(name, 0) <= MAX_MODULE_LINES]
     assert stale == [], f"allow-list entries that no longer need it: {stale}"
+
+
+# ------------------------------------------------------------------------- family folders
+FAMILIES = ("zero_sum", "general_sum", "correlated", "teams", "refinements")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_each_family_docstring_lists_its_modules(family):
+    """The layout is the architecture: each family's ``__init__`` docstring names every module of
+    its folder, so a reader finds a concept by reading one docstring."""
+    package = importlib.import_module(f"lpgame.equilibria.{family}")
+    folder = ROOT / "equilibria" / family
+    modules = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+    missing = [m for m in modules if f"lpgame.equilibria.{family}.{m}" not in (package.__doc__ or "")]
+    assert missing == [], f"lpgame/equilibria/{family}/__init__.py does not name {missing}"

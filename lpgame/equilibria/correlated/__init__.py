@@ -9,8 +9,15 @@ Modules:
 
 * :mod:`~lpgame.equilibria.correlated.ce_cce` — CE and CCE of the (reduced) normal form, and the
   reduced-plan helpers the other families share;
+  :mod:`~lpgame.equilibria.correlated.reduced_payoffs` sums the reduced normal form's payoffs in
+  rationals; :mod:`~lpgame.equilibria.correlated.ce_cce_exact` solves CE and CCE in exact
+  arithmetic (and registers them); :mod:`~lpgame.equilibria.correlated.ce_optimality` proves
+  their optimum by a dual bound;
 * :mod:`~lpgame.equilibria.correlated.efce` — EFCE, EFCCE and NFCCE of two-player games by the
-  von Stengel–Forges LP;
+  von Stengel–Forges LP; :mod:`~lpgame.equilibria.correlated.efce_exact` solves them in exact
+  arithmetic (and registers them), :mod:`~lpgame.equilibria.correlated.plan_optimality` proves
+  their optimum by a dual bound, :mod:`~lpgame.equilibria.correlated.plan_decomposition`
+  decomposes a plan into a distribution (realisability);
 * :mod:`~lpgame.equilibria.correlated.correlation_decomposition` and
   :mod:`~lpgame.equilibria.correlated.scaled_extension` — the correlation-plan polytope as a chain
   of scaled extensions (Farina 2023, ch. 10), for learning;

@@ -390,7 +390,11 @@ def reduced_normal_form(sf: SequenceForm, max_profiles: int = DEFAULT_MAX_PROFIL
     if exact_sum_work(sf, plans) <= EXACT_SUM_WORK:
         # summed in rationals and rounded once (lpgame.equilibria.correlated.reduced_payoffs):
         # a payoff that is the same at every leaf stays the same float
-        exact = reduced_payoffs_exact(sf, plans)
+        try:
+            exact = reduced_payoffs_exact(sf, plans)
+        except LpgameError:        # the exact leaves refused (memory): the float sums below
+            exact = None
+    if exact is not None:
         payoffs = exact.astype(float)
     else:
         reach = [plans[k][:, sf.terminal_sequences[:, k]].T.astype(float) for k in range(n)]

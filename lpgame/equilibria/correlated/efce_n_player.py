@@ -486,7 +486,7 @@ register(Concept(
                choices=("column_generation",)),
         OBJECTIVE_OPTION,
         Option("max_columns", int, DEFAULT_MAX_COLUMNS,
-               "column generation: stop with a partial answer at this many joint plans"),
+               "column generation: stop with a partial answer at this many joint plans", minimum=1),
         Option("column_tolerance", float, DEFAULT_COLUMN_TOLERANCE,
                "column generation: reduced costs at most this fraction of the payoff range "
                "count as non-improving"),

@@ -4,6 +4,9 @@ Modules:
 
 * :mod:`~lpgame.equilibria.general_sum.lemke` — one Nash equilibrium by Lemke's algorithm on the
   sequence-form LCP (Koller, Megiddo & von Stengel 1996; von Stengel, van den Elzen & Talman 2002);
+* :mod:`~lpgame.equilibria.general_sum.lemke_howson` — equilibria of a bimatrix game by the
+  Lemke–Howson algorithm on the strategic form, from a chosen label or from all (Lemke & Howson
+  1964; Shapley 1974), exact by integer pivoting;
 * :mod:`~lpgame.equilibria.general_sum.enumeration` — all extreme equilibria and the maximal Nash
   subsets of a bimatrix game (Avis, Rosenberg, Savani & von Stengel 2010), exact;
 * :mod:`~lpgame.equilibria.general_sum.optimal_nash` — the best (or worst) equilibrium for a

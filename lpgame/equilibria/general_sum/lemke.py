@@ -513,7 +513,7 @@ register(Concept(
                "covering vector of Lemke's algorithm (N positive numbers, one per LCP row: x, y, "
                "p+, p-, q+, q-); default all ones"),
         Option("max_pivots", int, None, "stop with an error after this many pivots "
-                                        "(default 1000·N + 10,000)"),
+                                        "(default 1000·N + 10,000)", minimum=1),
     ),
     certify_plans=certify_nash_plans,
 ))

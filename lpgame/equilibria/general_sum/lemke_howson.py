@@ -56,18 +56,26 @@ Every answer is certified by lpgame's independent best-response path (:mod:`lpga
 from __future__ import annotations
 
 import numbers
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
+from lpgame.equilibria.general_sum.lemke import solver_report
+from lpgame.equilibria.profiles import certified_profile
 from lpgame.errors import (
+    ConceptMismatchError,
+    ExactCheckError,
     InvalidGameError,
     OptionError,
     SolverError,
 )
-from lpgame.rational import common_denominator, to_fraction
+from lpgame.io.json_io import number_to_json, strategies_to_json
+from lpgame.rational import common_denominator, float_or_infinity, to_fraction
+from lpgame.registry import Concept, Option, register
+from lpgame.result import Result, format_number, register_result_kind
 
 #: Relative tolerance of the floating-point ratio test.
 FLOAT_PIVOT_TOLERANCE = 1e-9
@@ -393,3 +401,147 @@ def nash_conv_bimatrix(a: np.ndarray, b: np.ndarray, x, y):
     x_arr = np.asarray(x, dtype=a.dtype)
     y_arr = np.asarray(y, dtype=b.dtype)
     return (max(ay.tolist()) - x_arr.dot(ay)) + (max(xb.tolist()) - xb.dot(y_arr))
+
+
+# ------------------------------------------------------------------------------------ the concept
+@register_result_kind
+@dataclass(kw_only=True)
+class LabelledEquilibriaResult(Result):
+    """``all_labels=True``: every distinct equilibrium found (``extra["equilibria"]``, each with
+    its label, strategies, values and certificate); ``strategies``, ``values`` and
+    ``certificate`` are the first one's. Printed as the list of equilibria."""
+
+    kind = "lemke_howson_equilibria"
+
+    def headline(self) -> str:
+        count = len(self.extra.get("equilibria", []))
+        return (f"{self.game}: nash, {count} equilibri{'um' if count == 1 else 'a'} reached by "
+                "Lemke–Howson paths from every label")
+
+    def body_lines(self, names: list[str], **options) -> list[str]:
+        lines = []
+        for entry in self.extra.get("equilibria", []):
+            values = ", ".join(f"{name} {format_number(_number(v))}"
+                               for name, v in zip(names, entry["values"]))
+            lines.append("")
+            lines.append(f"equilibrium {entry['index'] + 1} (label {entry['label']}): {values}; "
+                         f"NashConv {entry['nash_conv']}")
+            for name, strategy in zip(names, entry["strategies"]):
+                for row in strategy.values():
+                    lines.append(f"  {name}: " + "  ".join(f"{a}={p}" for a, p in row.items()))
+        return lines
+
+
+def _number(text):
+    return Fraction(text) if isinstance(text, str) else text
+
+
+def _normal_form_payoffs(game, exact: bool) -> tuple[np.ndarray, np.ndarray]:
+    from lpgame.game.normal_form import NormalFormGame
+    if not isinstance(game, NormalFormGame) or game.num_players != 2:
+        raise ConceptMismatchError(
+            f"{getattr(game, 'name', game)}: Lemke–Howson (method='lemke_howson') takes a "
+            "two-player game in normal form (a bimatrix game); for extensive games use "
+            "concept 'nash' without a method (Lemke's algorithm on the sequence form)")
+    return game.payoffs[0], game.payoffs[1]
+
+
+def _plans(strategies: list[list], exact: bool) -> list:
+    """Realization plans of the one-level extensive form: the empty sequence, then the mix."""
+    if exact:
+        return [[Fraction(1)] + list(s) for s in strategies]
+    return [np.concatenate([[1.0], np.asarray(s, dtype=float)]) for s in strategies]
+
+
+def _certify(sf, eq: LabelledEquilibrium, exact: bool, spread) -> tuple:
+    """(strategies, unreached, plans, evaluation, certificate) of ``eq`` by the independent
+    best-response path, or an error when it is not an equilibrium (to the tolerance in floats)."""
+    strategies, unreached, plans, ev, cert = certified_profile(sf, _plans(eq.strategies, exact),
+                                                               exact)
+    if exact and ev.nash_conv != 0:
+        raise ExactCheckError(f"exact Lemke–Howson (label {eq.label}) ended at a profile with "
+                              f"NashConv {ev.nash_conv}, not 0")
+    if not exact:
+        allowed = FLOAT_NASH_CONV_TOLERANCE * max(float(spread), 1e-300)
+        if not ev.nash_conv <= allowed:
+            raise SolverError(
+                f"floating-point Lemke–Howson (label {eq.label}) ended at a profile with NashConv "
+                f"{ev.nash_conv:.3g} (more than {allowed:.3g}, 1e-6 of the payoff range): the "
+                "pivoting lost accuracy; use exact=True", status="inaccurate")
+    return strategies, unreached, plans, ev, cert
+
+
+def solve_lemke_howson(game, *, exact: bool = False, backend: str = "highs",
+                       method: str = "lemke_howson", label: int = 1, all_labels: bool = False,
+                       max_pivots: int | None = None, **solver_options) -> Result:
+    """``concept="nash", method="lemke_howson"`` on a bimatrix game: the equilibrium at the end of
+    ``label``'s path, or (``all_labels``) every equilibrium reached from every label, each
+    certified by best responses (exactly 0 NashConv when ``exact``)."""
+    from lpgame.compile import compile_game
+    from lpgame.equilibria.profiles import payoff_range
+
+    started = time.perf_counter()
+    a, b = _normal_form_payoffs(game, exact)
+    m, n = a.shape
+    if max_pivots is not None and max_pivots < 1:
+        raise OptionError(f"max_pivots must be positive; got {max_pivots}")
+    if not all_labels:
+        check_label(label, m, n)
+    if not exact:       # refuse by name what floats cannot carry (exact mode takes it)
+        from lpgame.lp.scaling import check_float_payoffs
+        values = [float_or_infinity(v) for v in a.ravel().tolist() + b.ravel().tolist()]
+        check_float_payoffs(min(values), max(values), game.name)
+    bimatrix = prepare_bimatrix(a, b, exact)
+    found = (lemke_howson_all(bimatrix, None, exact, max_pivots) if all_labels
+             else [lemke_howson(bimatrix, None, label, exact, max_pivots)])
+    solved = time.perf_counter()
+    sf = compile_game(game)
+    spread = payoff_range(sf, exact)
+    certified = [_certify(sf, eq, exact, spread) for eq in found]
+    strategies, unreached, plans, ev, cert = certified[0]
+    cert.extra["equilibria_certified"] = len(certified)
+    details = {"method": "Lemke–Howson on the strategic form (complementary pivoting on the "
+                         "best-response polytopes, lexicographic rule)",
+               "arithmetic": ("exact: integer (fraction-free) pivoting" if exact
+                              else "floating point, lexicographic minimum-ratio rule"),
+               "pivots": [eq.pivots for eq in found], "labels": [eq.label for eq in found],
+               "source": SOURCE}
+    common = dict(
+        game=game.name, concept="nash", variant="lemke_howson", value=ev.values[0],
+        values=list(ev.values), strategies=strategies, certificate=cert,
+        size={"rows": m, "cols": n, "nnz": m * n},
+        seconds={"solve": solved - started, "total": time.perf_counter() - started},
+        backend=backend, exact=exact, unreached=unreached, plans=plans,
+        solver=solver_report(exact, "Lemke–Howson (" + details["arithmetic"] + ")"))
+    if not all_labels:
+        return Result(**common, extra={"lemke_howson": details})
+    listed = [{"index": k, "label": eq.label, "strategies": strategies_to_json(c[0]),
+               "values": [number_to_json(v) for v in c[3].values],
+               "best_response_gain": [number_to_json(g) for g in c[3].best_response_gain],
+               "nash_conv": number_to_json(c[3].nash_conv)}
+              for k, (eq, c) in enumerate(zip(found, certified))]
+    return LabelledEquilibriaResult(**common, extra={"lemke_howson": details, "equilibria": listed})
+
+
+register(Concept(
+    name="nash", variant="lemke_howson", games=("normal_form",),
+    requires=("method=lemke_howson",), solve=solve_lemke_howson,
+    summary="one Nash equilibrium of a bimatrix (two-player normal-form) game by the "
+            "Lemke–Howson algorithm from a chosen label, or the equilibria reached from every label",
+    certificate="each player's best-response gain against the returned profile and their sum "
+                "(NashConv; exactly 0 in exact mode), by the independent best-response path",
+    source=SOURCE,
+    options=(
+        Option("method", str, None, "lemke_howson: the Lemke–Howson algorithm on the strategic "
+                                    "form (bimatrix games)", choices=("lemke_howson",)),
+        Option("label", int, 1, "the label dropped from the artificial equilibrium (method "
+                                "lemke_howson): 1..m for player 1's strategies, m+1..m+n for "
+                                "player 2's"),
+        Option("all_labels", bool, False, "follow the path of every label from the artificial "
+                                          "equilibrium and from every equilibrium found, and list "
+                                          "the distinct equilibria (method lemke_howson)"),
+        Option("max_pivots", int, None, "stop with an error after this many pivots "
+                                        "(default 1000·(m+n) + 10,000 per path)"),
+    ),
+    backends=("highs", "pyomo", "cvxpy"),
+))

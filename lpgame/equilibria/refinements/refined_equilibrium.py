@@ -336,9 +336,16 @@ def refined_reference(game, refinement: str = "qpe", trembling_player: int | Non
 
 def _solve(game, *, exact: bool = True, backend: str = "highs", refinement: str | None = None,
            trembling_player: int | None = None, time_limit: float | None = None, **options):
+    """The registry's entry: ``trembling_player`` is numbered from 1, as every player option of
+    :func:`lpgame.solve` and every command-line flag (``leader``, ``team``)."""
     if backend != "highs":
         raise OptionError(f"refinements read HiGHS's optimal basis; backend {backend!r} is not "
                           "supported, use backend='highs'")
+    if trembling_player is not None:
+        if trembling_player not in (1, 2):
+            raise OptionError(f"trembling_player is player 1 or 2 (numbered from 1); got "
+                              f"{trembling_player!r}")
+        trembling_player -= 1
     return solve_refinement(game, refinement, trembling_player, time_limit=time_limit, **options)
 
 
@@ -354,7 +361,7 @@ register(Concept(
     options=(Option("refinement", str, None, "trembling-hand refinement: qpe (quasi-perfect), efpe "
                     "(extensive-form perfect) or os-qpe (one-sided quasi-perfect)",
                     choices=REFINEMENTS),
-             Option("trembling_player", int, None, "os-qpe only: the player who trembles, 0 "
-                    "(player 1) or 1 (player 2, the default); the other player's play is made "
-                    "rational against those mistakes")),
-    backends=("highs",)))
+             Option("trembling_player", int, None, "os-qpe only: the player who trembles, 1 or 2 "
+                    "(default 2); the other player's play is made rational against those mistakes",
+                    choices=(1, 2))),
+    backends=("highs",), solvers=()))

@@ -9,7 +9,8 @@ Modules:
 * :mod:`~lpgame.equilibria.teams.team_belief_dag` — the team belief DAG, whose flow polytope is
   the convex hull of the team's joint pure plans (Zhang, Farina & Sandholm 2023);
 * :mod:`~lpgame.equilibria.teams.tmecor_lp` — TMECor as one LP (von Stengel–Forges polytope or
-  DAG flows);
+  DAG flows); :mod:`~lpgame.equilibria.teams.tmecor_exact` solves it in exact arithmetic with an
+  exact saddle-point certificate;
 * :mod:`~lpgame.equilibria.teams.tmecor_oracle` and
   :mod:`~lpgame.equilibria.teams.tmecor_column_generation` — column generation over joint plans;
 * :mod:`~lpgame.equilibria.teams.tmecor` — the ``tmecor`` concept.

@@ -147,7 +147,7 @@ def _by_lp(t: Team, space, backend: str, time_limit, opts: dict, extra: dict) ->
         opts["time_limit"] = time_limit
     lp, leaf_pos = tmecor_lp(t, space)
     solution = solve_lp(lp, backend=backend, **opts)
-    value = float(solution.objective)
+    value = float(lp.objective_scaling.from_unit(solution.objective))
     xi = np.clip(solution.values("xi"), 0.0, None)
     y = np.clip(solution.duals("opponent_best_response"), 0.0, None)
     if space is None:
@@ -185,7 +185,7 @@ def _by_belief_dag(t: Team, team, backend: str, time_limit, opts: dict, extra: d
         opts["time_limit"] = max(1e-3, float(time_limit) - (time.perf_counter() - built))
     lp = belief_dag_lp(t, dag)
     solution = solve_lp(lp, backend=backend, **opts)
-    value = float(solution.objective)
+    value = float(lp.objective_scaling.from_unit(solution.objective))
     flow = np.clip(solution.values("x"), 0.0, None)
     y = np.clip(solution.duals("opponent_best_response"), 0.0, None)
     omega = dag.realization(flow)
@@ -243,7 +243,7 @@ def _by_column_generation(t: Team, space, backend: str, tol: float, max_iteratio
         # the LP over V_T ⊇ Ξ_T: an upper bound, and its opponent plan as the first question
         relaxation, _ = tmecor_lp(t, space)
         relaxed = solve_lp(relaxation, backend=backend, **opts)
-        seed_bound = float(relaxed.objective)
+        seed_bound = float(relaxation.objective_scaling.from_unit(relaxed.objective))
         if seed == "relaxation":
             seed_plan = np.clip(relaxed.duals("opponent_best_response"), 0.0, None)
         extra["relaxation_bound"] = seed_bound
@@ -474,11 +474,11 @@ register(Concept(
                "team belief DAG), column_generation, or auto", choices=TMECOR_METHODS),
         Option("max_dag_edges", int, None, "belief_dag: most prescriptions of the team belief DAG "
                f"(default {DEFAULT_MAX_EDGES}; auto: {AUTO_MAX_DAG_EDGES}, then column "
-               "generation)"),
+               "generation)", minimum=1),
         Option("max_distribution_plans", int, DEFAULT_MAX_DISTRIBUTION_PLANS,
-               "belief_dag: most joint pure plans in the decomposition of the DAG flow"),
+               "belief_dag: most joint pure plans in the decomposition of the DAG flow", minimum=1),
         Option("max_iterations", int, DEFAULT_MAX_ITERATIONS,
-               "column generation: most rounds before a labelled partial answer"),
+               "column generation: most rounds before a labelled partial answer", minimum=1),
         Option("oracle", str, "auto", "column generation's MILP: pairs (two members: binary "
                "marginals, relevant pairs in the von Stengel–Forges polytope), products, or auto",
                choices=ORACLE_FORMULATIONS),
@@ -490,6 +490,6 @@ register(Concept(
         Option("certificate_time_limit", float, None,
                "seconds for the certificate's team-deviation MILP (its dual bound if reached)"),
         Option("max_certificate_plans", int, DEFAULT_MAX_ENUMERATED_PLANS,
-               "certificate: enumerate the team's joint plans up to this many, else a MILP"),
+               "certificate: enumerate the team's joint plans up to this many, else a MILP", minimum=1),
     ),
     exact=True, backends=("highs",)))

@@ -24,6 +24,10 @@ dualisation,
     m_0[σ_o]    = Σ_{z before any team decision, σ_o(z) = σ_o} p_c(z) u_T(z),
 
 for any team size and any information structure; y is again the duals of the first rows.
+
+Both LPs see the team's payoffs divided by the power of two that puts them in unit range
+(:mod:`lpgame.lp.scaling`; the rows are homogeneous in M, m_0 and v, so only the value scales):
+the optimum maps back by ``lp.objective_scaling.from_unit`` and y is unchanged.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from lpgame.equilibria.correlated.efce import CorrelationPlanSpace
 from lpgame.equilibria.teams.team_belief_dag import BeliefDag
 from lpgame.equilibria.teams.tmecor_team import Team
 from lpgame.lp import LinearProgram
+from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
 from lpgame.rational import RationalMatrix
 
 
@@ -69,8 +74,9 @@ def tmecor_lp(team: Team, space: CorrelationPlanSpace | None,
     if exact_weights is not None:
         M = RationalMatrix((sf.num_sequences(o), n_xi), seqs[:, o], leaf_pos, exact_weights)
     else:
-        M = sp.csr_array((team.leaf_weight, (seqs[:, o], leaf_pos)),
-                         shape=(sf.num_sequences(o), n_xi))
+        lp.objective_scaling = team_scaling(team)
+        M = sp.csr_array((np.ldexp(team.leaf_weight, -lp.objective_scaling.exponent),
+                          (seqs[:, o], leaf_pos)), shape=(sf.num_sequences(o), n_xi))
     _opponent_best_response(lp, team, xi, M, 0.0)
     return lp, leaf_pos
 
@@ -91,10 +97,22 @@ def belief_dag_lp(team: Team, dag: BeliefDag) -> LinearProgram:
     # M_D = S_o diag(w) R with S_o the leaves' opponent sequences
     S = sp.csr_array((team.leaf_weight, (seqs[:, o], np.arange(seqs.shape[0]))),
                      shape=(n_o, seqs.shape[0]))
-    M = (S @ R).tocsr()
-    m0 = S @ r
+    lp.objective_scaling = team_scaling(team)
+    k = lp.objective_scaling.exponent
+    M = (S @ R).tocsr() * 2.0 ** -k
+    m0 = np.ldexp(np.asarray(S @ r, dtype=float), -k)
     _opponent_best_response(lp, team, x, M, m0)
     return lp
+
+
+def team_scaling(team: Team):
+    """The power of two that puts the team's payoffs u_T = −u_o in unit range
+    (:mod:`lpgame.lp.scaling`, scale only: the rows are homogeneous in M and v); the LP's optimum
+    maps back by ``lp.objective_scaling.from_unit``. Payoffs floats cannot solve with are refused
+    by name."""
+    lo, hi = float_bounds(-team.sf.terminal_payoffs[:, team.opponent])
+    check_float_payoffs(lo, hi, f"{team.sf.game.name}, payoffs of the team")
+    return unit_range_scaling(lo, hi, shift=False)
 
 
 def _opponent_best_response(lp: LinearProgram, team: Team, team_var, payoff, rhs) -> None:
