@@ -2,6 +2,7 @@
 
     python -m benchmarks.bench_startup              # median of 5 runs of each command
     python -m benchmarks.bench_startup --runs 9
+    python -m benchmarks.bench_startup --save       # also writes benchmarks/results/bench_startup.json
 
 Each command runs in a new interpreter, as a user would start it; its CPU time is read from
 ``resource.getrusage(RUSAGE_CHILDREN)`` before and after (the child's own user and system time,
@@ -55,11 +56,29 @@ def measure(runs: int) -> list[dict]:
     return rows
 
 
+def save(rows: list[dict], runs: int, argv: list[str] | None) -> None:
+    """Write the table as a benchmark result (:mod:`benchmarks.results_io`)."""
+    from benchmarks import results_io
+
+    table = [[f"`{r['command']}`", round(r["median"], 3), round(r["min"], 3), round(r["max"], 3),
+              r["goal"], r["median"] <= r["goal"]] for r in rows]
+    path = results_io.save(results_io.result(
+        "bench_startup", results_io.command("benchmarks.bench_startup", argv),
+        ["command", "CPU s (median)", "min", "max", "goal (CPU s)", "met"], table,
+        notes=f"user + system CPU seconds of a fresh process, median of {runs} runs after a "
+              "warm-up"))
+    print(f"saved {path}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs of each command (median)")
+    parser.add_argument("--save", action="store_true",
+                        help="write the table to benchmarks/results/bench_startup.json (the docs)")
     args = parser.parse_args(argv)
     rows = measure(max(args.runs, 1))
+    if args.save:
+        save(rows, args.runs, argv)
     width = max(len(r["command"]) for r in rows)
     print(f"{'command':<{width}}  {'CPU s (median)':>14}  {'min–max':>11}  {'goal':>6}  met")
     for r in rows:

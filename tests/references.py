@@ -336,7 +336,7 @@ def extensive_correlated_optimum(tnf: TreeNormalForm, weights, coarse: bool = Fa
                     rows.append(row.reshape(-1))
     objective = np.tensordot(np.asarray(weights, dtype=float), tensor, axes=1).reshape(-1)
     size = objective.size
-    res = _lp(-objective, np.array(rows), np.zeros(len(rows)), np.ones((1, size)), [1.0],
-              [(0, None)] * size)
+    res = _lp(-objective, np.array(rows) if rows else None, np.zeros(len(rows)) if rows else None,
+              np.ones((1, size)), [1.0], [(0, None)] * size)
     assert res.status == 0, res.message
     return -res.fun

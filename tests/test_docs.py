@@ -7,6 +7,9 @@
 * The generated reference (docs/_gen/hooks.py, run by mkdocs at build time) covers every name of
   ``lpgame.__all__``, every registered concept, every catalog game, every CLI subcommand and every
   option of the parser, the concept flags included.
+* The benchmark tables of ``explanation/benchmarks.md`` are generated: every file of
+  ``benchmarks/results/`` is a well-formed result with a placeholder on the page, rendered there by
+  the hook with its command and commit, and the page holds no table written by hand.
 * README.md is one screen (at most 150 lines) and keeps the two quickstart commands verbatim.
 * ``@pytest.mark.docs``: ``mkdocs build --strict`` succeeds (the ``docs`` extra; skipped without
   it), the built reference pages hold every public name and concept, and every ``<img>`` of the
@@ -217,6 +220,50 @@ def test_errors_reference_covers_every_error_class():
             assert name in page
 
 
+# ---------------------------------------------------------------- benchmark tables
+
+BENCHMARKS_PAGE = DOCS / "explanation" / "benchmarks.md"
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.M)
+
+
+def _results_io():
+    return _hooks()._results_io()
+
+
+def test_every_benchmark_result_is_well_formed_and_on_the_page():
+    results_io = _results_io()
+    names = results_io.names()
+    assert len(names) >= 8, names
+    text = BENCHMARKS_PAGE.read_text(encoding="utf-8")
+    placeholders = results_io.PLACEHOLDER.findall(text)
+    assert sorted(placeholders) == names, "one placeholder per file of benchmarks/results/"
+    assert _TABLE_ROW.findall(text) == [], "a table written by hand on the benchmarks page"
+    rendered = _hooks().on_page_markdown(text, None, None, None)
+    assert "<!-- table:" not in rendered
+    for name in names:
+        data = results_io.load(name)        # raises on a malformed file
+        assert results_io.markdown(data) in rendered, name
+        assert f"`{data['command']}` · commit {data['commit']}" in rendered, name
+    rows = sum(len(results_io.load(n)["rows"]) + 2 for n in names)
+    assert len(_TABLE_ROW.findall(rendered)) == rows
+
+
+def test_a_malformed_benchmark_result_is_refused(tmp_path):
+    results_io = _results_io()
+    good = results_io.load("bench_refinements")
+    assert results_io.problems(good) == []
+    assert results_io.problems({**good, "rows": [["K23", "0.10 s"]]})
+    assert results_io.problems({k: v for k, v in good.items() if k != "commit"})
+    assert results_io.problems({**good, "columns": []})
+    path = results_io.save({**good, "benchmark": "renamed"}, tmp_path)
+    assert results_io.load(path)["rows"] == good["rows"]
+    path.write_text(path.read_text().replace('"renamed"', '"other"'))
+    with pytest.raises(ValueError):
+        results_io.load(path)
+    with pytest.raises(FileNotFoundError):
+        results_io.render("<!-- table: no_such_benchmark -->")
+
+
 # ---------------------------------------------------------------- the site
 
 def _mkdocs() -> None:
@@ -276,6 +323,14 @@ def test_site_builds_strict_with_the_complete_reference(site):
     for tutorial in ("01_matrix_games_as_lps", "05_verifying_cfr"):
         assert (site / "tutorials" / tutorial / "index.html").is_file()
     assert (site / "javascripts" / "mathjax" / "tex-svg.js").is_file()
+
+
+@pytest.mark.docs
+def test_the_benchmark_tables_are_built(site):
+    results_io = _results_io()
+    page = (site / "explanation" / "benchmarks" / "index.html").read_text(encoding="utf-8")
+    assert page.count("<table>") == len(results_io.names())
+    assert "<!-- table:" not in page
 
 
 @pytest.mark.docs

@@ -112,3 +112,21 @@ def test_rhode_island_12_cards_through_gameshrink_is_accurate():
                           abstraction="gameshrink")
     assert result.certificate.extra["payoff_range"] == pytest.approx(310)
     assert result.certificate.extra["relative_nash_conv"] <= 1e-9
+
+
+def test_the_benchmark_guard_flags_issue_40s_domino_figures():
+    """The reference file holds 45be4cf's figures; main's Domino(3,3) of issue 40 (value 5.2e-8 off,
+    NashConv 1.8e-6 = 4.6e-8 of the range, measured at twice the reference's time) is flagged on
+    all three counts, and the reference's own figures on none."""
+    from benchmarks.bench_tables import load_reference, reference_check
+
+    reference = load_reference()
+    assert reference["commit"] == "45be4cf"
+    domino = reference["instances"]["Domino(3,3)"]
+    same = {"status": "solved", "seconds": domino["seconds"], "payoff_range": 38.0,
+            "value": domino["value"], "nash_conv": domino["relative_nash_conv"] * 38.0}
+    assert reference_check(same, domino) == (1.0, [])
+    issue = {**same, "seconds": 2 * domino["seconds"], "value": 2.1531824980392273,
+             "nash_conv": 1.7588245384558832e-06}
+    assert reference_check(issue, domino)[1] == ["slower", "less accurate", "value"]
+    assert reference_check({**same, "status": "time_limit"}, domino) == (None, [])

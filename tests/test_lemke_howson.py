@@ -223,7 +223,8 @@ def test_label_without_the_method_says_where_it_belongs():
 
 
 @pytest.mark.parametrize("a, b", [([[1, 2]], [[1], [2]]), ([1, 2], [1, 2]), ([[]], [[]]),
-                                  ([["x", 1]], [[1, 1]]), ([[float("nan"), 1]], [[1, 1]])])
+                                  ([["x", 1]], [[1, 1]]), ([[float("nan"), 1]], [[1, 1]]),
+                                  ([[10**400, 1]], [[1, 1]])])
 def test_bad_matrices_are_invalid_games(a, b):
     with pytest.raises(InvalidGameError):
         lemke_howson(a, b, 1, exact=False)

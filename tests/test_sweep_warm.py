@@ -16,7 +16,7 @@ import lpgame
 from lpgame.games import make
 from lpgame.sweep.points import SweepPoint
 from lpgame.sweep.task import WARM_UP_TARGET, run_point_task
-from lpgame.sweep.warm import ADDRESS_SPACE_SLACK, WarmChild, WarmPool, shared_pool
+from lpgame.sweep.warm import ADDRESS_SPACE_SLACK, WarmChild, WarmPool, fork_server, shared_pool
 
 HERE = "tests.test_sweep_warm"
 _KEPT: list[bytearray] = []
@@ -26,8 +26,11 @@ _KEPT: list[bytearray] = []
 
 
 def report(variable: str = "LPGAME_MEMORY_LIMIT") -> dict:
-    """The child's process id and an environment variable."""
-    return {"pid": os.getpid(), "value": os.environ.get(variable)}
+    """The child's process id, its parent's, an environment variable, its working directory and
+    whether lpgame's concepts were imported before the child ran anything."""
+    import sys
+    return {"pid": os.getpid(), "parent": os.getppid(), "value": os.environ.get(variable),
+            "cwd": os.getcwd(), "preloaded": "lpgame.sweep.child" in sys.modules}
 
 
 def touch_memory(mib: int) -> dict:
@@ -46,6 +49,15 @@ def keep_memory(mib: int) -> dict:
 def sleep(seconds: float) -> dict:
     time.sleep(seconds)
     return {"pid": os.getpid()}
+
+
+def linear_algebra() -> dict:
+    """numpy's and scipy's BLAS and LAPACK with their threads, in a forked child."""
+    import numpy as np
+    import scipy.linalg
+    a = np.random.default_rng(0).random((400, 400)) + 400 * np.eye(400)
+    x = scipy.linalg.solve(a, a @ np.ones(400))
+    return {"error": float(np.abs(x - 1).max())}
 
 
 def crash() -> dict:
@@ -152,6 +164,104 @@ def test_a_closed_child_refuses_work_and_leaves_no_process():
         os.kill(child.pid, 0)                              # killed and reaped
     with pytest.raises(RuntimeError, match="ended"):
         child.run(f"{HERE}:report")
+
+
+# ---------------------------------------------------------------- the fork server
+
+
+def _gone(pid: int) -> bool:
+    """Whether a process has ended (a zombie waiting for init counts as ended)."""
+    try:
+        text = open(f"/proc/{pid}/status").read()     # noqa: SIM115
+    except OSError:
+        return True
+    return "\nState:\tZ" in text
+
+
+def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _gone(pid)
+
+
+def test_children_are_forked_by_one_server_that_imported_lpgame_before(pool):
+    server = fork_server()
+    first = pool.run(f"{HERE}:report")
+    killed = pool.run(f"{HERE}:sleep", {"seconds": 60}, timeout=0.5)
+    second = pool.run(f"{HERE}:report")
+    assert first.status == second.status == "ok" and killed.status == "timeout"
+    assert first.pid != second.pid                        # a new child after the kill
+    assert first.data["parent"] == second.data["parent"] == server.process.pid != os.getpid()
+    assert first.data["preloaded"] and second.data["preloaded"]
+    assert fork_server() is server
+
+
+def test_blas_and_lapack_work_in_a_forked_child(pool):
+    out = pool.run(f"{HERE}:linear_algebra", timeout=120)
+    assert out.status == "ok" and out.data["error"] < 1e-9
+
+
+def test_a_child_takes_the_environment_and_directory_of_the_moment_it_is_asked_for(
+        pool, monkeypatch, tmp_path):
+    fork_server()                                          # started before the changes below
+    monkeypatch.setenv("LPGAME_TEST_VARIABLE", "asked")
+    monkeypatch.chdir(tmp_path)
+    out = pool.run(f"{HERE}:report", {"variable": "LPGAME_TEST_VARIABLE"})
+    assert out.status == "ok" and out.data["value"] == "asked"
+    assert os.path.samefile(out.data["cwd"], tmp_path)
+
+
+def test_ctrl_c_does_not_end_the_server_or_its_children(pool):
+    import signal
+    before = pool.run(f"{HERE}:report")
+    os.kill(fork_server().process.pid, signal.SIGINT)
+    os.kill(before.pid, signal.SIGINT)
+    time.sleep(0.3)
+    after = pool.run(f"{HERE}:report")
+    assert after.status == "ok" and after.pid == before.pid
+    assert after.data["parent"] == fork_server().process.pid
+
+
+def test_the_server_and_its_children_die_with_their_parent(tmp_path):
+    import subprocess
+    import sys
+    script = (
+        "import os, signal\n"
+        "from lpgame.sweep.warm import WarmPool, fork_server\n"
+        "pool = WarmPool()\n"
+        "pool.start(2, wait=True)\n"
+        f"out = pool.run('{HERE}:report')\n"
+        "print(fork_server().process.pid, out.pid, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == -9, done.stderr
+    server, child = (int(x) for x in done.stdout.split())
+    assert _wait_gone(server) and _wait_gone(child)
+
+
+def test_closing_a_child_still_being_forked_returns_at_once_and_ends_it_later():
+    from lpgame.sweep.warm import close_fork_server
+    close_fork_server()
+    child = WarmChild()                 # the new server is still importing lpgame
+    child.close()
+    assert not child.alive
+    deadline = time.monotonic() + 120
+    while child.process.returncode is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert child.process.returncode is not None and _wait_gone(child.pid)
+
+
+def test_a_server_that_has_gone_is_replaced(pool):
+    old = fork_server()
+    first = pool.run(f"{HERE}:report")
+    old.process.kill()
+    assert _wait_gone(first.pid)                           # its children die with it
+    results = [pool.run(f"{HERE}:report") for _ in range(2)]
+    assert results[-1].status == "ok"                      # (the first may find its child gone)
+    assert fork_server() is not old and results[-1].data["parent"] == fork_server().process.pid
 
 
 # ---------------------------------------------------------------- sweep tasks in warm children

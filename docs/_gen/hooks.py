@@ -15,6 +15,8 @@ own registries and code, with no page written by hand:
 * ``reference/json.md``: the JSON schema, from ``lpgame.result``'s docstring and from results
   computed at build time (the keys are read off real ``to_dict()`` output);
 * ``reference/errors.md``: the exception classes of ``lpgame.errors`` as a hierarchy;
+* the benchmark tables of ``explanation/benchmarks.md``: each ``<!-- table: NAME -->`` becomes the
+  table of ``benchmarks/results/NAME.json`` with its command and commit (``benchmarks.results_io``);
 * ``javascripts/mathjax/tex-svg.js``: MathJax 3, copied from the ``django-static-mathjax`` wheel
   (a static MathJax with no dependencies) so that pages render math offline.
 
@@ -523,6 +525,27 @@ def on_files(files, config):
         files.append(File.generated(config, "javascripts/mathjax/tex-svg.js", content=script))
     log.info("lpgame reference generated in %.1f s", time.perf_counter() - started)
     return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    """Benchmark tables: ``<!-- table: NAME -->`` becomes ``benchmarks/results/NAME.json``'s table
+    (a missing or malformed file raises, and the build fails)."""
+    if "<!-- table:" not in markdown:
+        return markdown
+    return _results_io().render(markdown)
+
+
+def _results_io():
+    """``benchmarks/results_io.py``, loaded by its path (mkdocs plugins may change sys.path)."""
+    import importlib.util
+
+    name = "lpgame_docs_results_io"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / "results_io.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 _ROLE = re.compile(r":(?:py:)?(?:mod|class|func|meth|data|attr|exc|obj|const):"

@@ -379,7 +379,14 @@ def polish_basis(h: highspy.Highs, lp: LinearProgram, solution: LPSolution,
     range. With the basis kept, HiGHS re-solves without presolve (a valid basis skips it), usually
     in no or a few pivots. Should that run not end optimal, ``solution`` (the first optimum) is
     returned as it was. ``info["polish"]`` records the pivots and seconds, or why it was skipped.
+    A solution already within :data:`POLISH_TOLERANCE` (HiGHS's own largest infeasibilities) is
+    not run again: a second run costs a tiny LP about as much as the first.
     """
+    info = h.getInfo()
+    if max(info.max_primal_infeasibility, info.max_dual_infeasibility) <= POLISH_TOLERANCE:
+        solution.info["polish"] = {"iterations": 0, "seconds": 0.0, "tolerance": POLISH_TOLERANCE}
+        solution.info["solver"] = {**solution.info["solver"], "tolerance": POLISH_TOLERANCE}
+        return solution
     if time_limit is not None:
         left = float(time_limit) - (time.perf_counter() - start)
         if left <= 0:

@@ -20,7 +20,9 @@ Payoffs already near unit range are left as they are, so that an ordinary game's
 file a user exports) keeps the game's units: no scale (s = 1) while the half-range
 h = (u_max − u_min)/2 lies in [1/:data:`BAND`, :data:`BAND`], and no shift (c = 0) while
 |c| ≤ :data:`BAND`·h, where the payoffs' magnitude is not much larger than their spread
-allows a solver to resolve. Scaling within such a band changes nothing a solver's tolerances see.
+allows a solver to resolve. A formulation may leave a wider band unscaled (``largest``): the
+sequence-form security LP keeps half-ranges up to 2^10, because dividing moderate payoffs by a
+power of two changed HiGHS's presolve and simplex path on the thesis's Domino LPs (issue 40).
 
 In floating-point mode, payoffs that floats cannot carry through a solve are refused by name
 (:class:`~lpgame.errors.InvalidGameError`): a payoff that is not finite or whose magnitude is
@@ -106,19 +108,21 @@ class PayoffScaling:
 IDENTITY = PayoffScaling(0.0, 0, 1.0)
 
 
-def unit_range_scaling(lowest, highest, exact: bool = False, shift: bool = True) -> PayoffScaling:
+def unit_range_scaling(lowest, highest, exact: bool = False, shift: bool = True,
+                       largest=BAND) -> PayoffScaling:
     """The scaling that maps [lowest, highest] into [−1, 1] (module docstring).
 
     ``lowest``/``highest`` may be floats, ints or Fractions; with ``exact`` the shift is an exact
     Fraction. ``shift=False`` keeps c = 0 (for LPs whose payoff terms are not reach-weighted leaf
-    payoffs); then s covers max(|lowest|, |highest|).
+    payoffs); then s covers max(|lowest|, |highest|). Half-ranges from 1/:data:`BAND` up to
+    ``largest`` (default :data:`BAND`) are left unscaled.
     """
     lo, hi = Fraction(lowest), Fraction(highest)
     centre, half = (lo + hi) / 2, (hi - lo) / 2
     if not shift or abs(centre) <= BAND * half:
         centre = Fraction(0)
         half = max(abs(lo), abs(hi))
-    if half == 0 or Fraction(1, BAND) <= half <= BAND:
+    if half == 0 or Fraction(1, BAND) <= half <= largest:
         exponent = 0
     else:
         # 2^(bits(p) − bits(q) − 1) ≤ p/q < 2^(bits(p) − bits(q) + 1): s ≥ half within a factor 2

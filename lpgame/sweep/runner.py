@@ -41,7 +41,7 @@ from lpgame.sweep.points import (
 )
 from lpgame.sweep.table import TableWriter, columns_for, read_table, table_format
 from lpgame.sweep.task import DONE_STATUSES, WARM_UP_TARGET, run_point_task
-from lpgame.sweep.warm import close_shared_pools, shared_pool
+from lpgame.sweep.warm import close_shared_pools, fork_server, shared_pool
 
 
 @dataclass
@@ -177,13 +177,16 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
         check_plot_path(plot)
     if resume and out is None:
         raise OptionError("resume needs the table to resume from (out=PATH, --out PATH)")
+    local = client is None and scheduler is None
+    warm = local and isolate and not fresh_child
+    if warm:
+        # the fork server of the warm children imports lpgame while this process builds the
+        # points, checks the concept and the table and starts the cluster
+        _require("distributed", "the Dask cluster")
+        fork_server()
     points = _points(game, grid, files, verify, params, points)
     check_unique(points)
-    local = client is None and scheduler is None
-    if local and isolate and not fresh_child:
-        # the local cluster's warm children start now and import lpgame while this process checks
-        # the concept and the table and starts the cluster
-        _require("distributed", "the Dask cluster")
+    if warm:
         shared_pool(WARM_UP_TARGET).start(workers or os.cpu_count() or 1)
     try:
         result = _sweep(points, verify is not None, settings, out, resume, retry_failed, scheduler,

@@ -22,37 +22,88 @@ children to the threads that ask (a sweep's Dask worker threads), starting more 
 * **figures noted so far** (:func:`~lpgame.sweep.isolation.note_progress`) and the point's
   environment variables (``LPGAME_MEMORY_LIMIT``) are set for that point only.
 
-A child dies with its parent: it is started from a launcher thread that lives as long as the parent
-process (:func:`~lpgame.sweep.isolation.die_with_parent`), and it ends when the pipe closes.
-
-Child command line (built by :class:`WarmChild`)::
-
-    python -m lpgame.sweep.warm PIPE_FD [WARM_UP_TARGET]
+The children are forked from this process's fork server (:mod:`lpgame.sweep.forkserver`), which
+has imported lpgame and its concepts once: a child costs a fork and a tiny warm-up solve, not 1 s of
+imports. A child dies with the server, and the server with this process (it is started from a
+launcher thread that lives as long as this process, :func:`~lpgame.sweep.isolation.die_with_parent`);
+a child ends when its pipe closes.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from lpgame.sweep.isolation import PARENT_VARIABLE, PROGRESS_VARIABLE, ChildResult, call_target
+from lpgame.sweep.forkserver import ADDRESS_SPACE_SLACK, ForkServer, peak_rss
+from lpgame.sweep.isolation import PROGRESS_VARIABLE, ChildResult
 
-ADDRESS_SPACE_SLACK = 256 << 20   # growth past the warm baseline that retires a child after a point
-_PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent   # the directory holding lpgame/
+__all__ = ["ADDRESS_SPACE_SLACK", "WarmChild", "WarmPool", "close_fork_server", "close_shared_pools",
+           "fork_server", "shared_pool"]
+
 _LAUNCHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lpgame-warm-launcher")
+_SERVER: list[ForkServer] = []
+_SERVER_LOCK = threading.Lock()
+
+
+def fork_server() -> ForkServer:
+    """This process's fork server of warm children (:mod:`lpgame.sweep.forkserver`), started on
+    first use (a new one if the last has gone) and kept while this process lives: started from a
+    thread that lives as long as this process, so that it dies with the process."""
+    with _SERVER_LOCK:
+        if not _SERVER or not _SERVER[0].alive:
+            if _SERVER:
+                _SERVER.pop().close()
+            _SERVER.append(ForkServer(
+                lambda *args, **kwargs: _LAUNCHER.submit(subprocess.Popen, *args, **kwargs).result()))
+        return _SERVER[0]
+
+
+def close_fork_server() -> None:
+    """End this process's fork server, if it has one: its children, busy or idle, die with it (a
+    later child starts a new one)."""
+    with _SERVER_LOCK:
+        if _SERVER:
+            _SERVER.pop().close()
+
+
+class _ChildProcess:
+    """A warm child's process id (once forked), its error if it could not be, and its exit code
+    once reaped (``returncode``, as :class:`subprocess.Popen`'s)."""
+
+    def __init__(self, spawned):
+        self._spawned = spawned
+        self.returncode: int | None = None
+        self.error = ""
+
+    @property
+    def started(self) -> bool:
+        """Whether the fork server has answered (with the process id or an error)."""
+        return self._spawned.done()
+
+    def when_started(self, action) -> None:
+        """Call ``action()`` once the fork server has answered (now if it has)."""
+        self._spawned.add_done_callback(lambda _: action())
+
+    @property
+    def pid(self) -> int:
+        try:
+            return self._spawned.result()
+        except Exception as exc:     # the fork server has gone, or refused: no child
+            self.error = f"{type(exc).__name__}: {exc}"
+            return 0
 
 
 class WarmChild:
     """One long-lived child process that runs ``"module:function"`` targets one at a time (module
-    docstring). ``warm_up``: a target run once at start (e.g. importing the solvers)."""
+    docstring), forked by this process's fork server (:func:`fork_server`). ``warm_up``: a target
+    run once at start (e.g. a tiny solve, which starts the solver's threads). The child is asked
+    for at once and forked as soon as the server is ready; :attr:`pid` waits for it."""
 
     def __init__(self, warm_up: str | None = None):
         from multiprocessing import Pipe
@@ -60,21 +111,20 @@ class WarmChild:
         self._folder = tempfile.TemporaryDirectory(prefix="lpgame-warm-")
         self._stderr = open(Path(self._folder.name) / "stderr.txt", "w+b")   # noqa: SIM115
         self._connection, child_end = Pipe()
-        env = dict(os.environ)
-        env[PARENT_VARIABLE] = str(os.getpid())
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(_PACKAGE_ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-        command = [sys.executable, "-m", "lpgame.sweep.warm", str(child_end.fileno()),
-                   warm_up or ""]
-        self.process = _LAUNCHER.submit(
-            subprocess.Popen, command, pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=self._stderr, env=env).result()
-        child_end.close()
+        self._server = fork_server()
+
+        def spawn() -> int:
+            try:
+                return self._server.spawn(child_end.fileno(), self._stderr.fileno(), warm_up)
+            finally:
+                child_end.close()      # the child holds it now (or, failing, nobody: EOF here)
+        self.process = _ChildProcess(_LAUNCHER.submit(spawn))
         self.points = 0
         self.alive = True
 
     @property
     def pid(self) -> int:
+        """The child's process id (0 if the fork server could not start it)."""
         return self.process.pid
 
     def run(self, target: str, kwargs: dict | None = None, timeout: float = 600.0,
@@ -99,18 +149,17 @@ class WarmChild:
         wall = time.perf_counter() - start
         progress = _read_json(progress_path)
         if reply == "timeout":
-            peak = _peak_rss(self.pid)
+            peak = peak_rss(self.pid)
             self._end()
             self.close()
             return ChildResult("timeout", data=progress, error=f"did not finish in {timeout:g} s",
                                wall_seconds=wall, peak_rss_bytes=peak, pid=self.pid)
         if reply == "crashed":
-            status, usage = self._end()
+            status, peak = self._end()
             error = self._crash_text(status, stderr_start)
             self.close()
             return ChildResult("crashed", data=progress, wall_seconds=wall, pid=self.pid,
-                               error=error,
-                               peak_rss_bytes=int(usage.ru_maxrss) * 1024 if usage else 0)
+                               error=error, peak_rss_bytes=peak)
         if not reply.get("keep", False):
             self.close()
         common = {"wall_seconds": wall, "peak_rss_bytes": int(reply.get("peak_rss_bytes", 0)),
@@ -140,23 +189,35 @@ class WarmChild:
     def _crash_text(self, status, stderr_start: int) -> str:
         self._stderr.seek(stderr_start)
         tail = self._stderr.read().decode(errors="replace").strip().splitlines()[-3:]
-        code = os.waitstatus_to_exitcode(status) if status is not None else 0
-        how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        if self.process.error:
+            return f"the child did not start: {self.process.error}"[:400]
+        if status is None:
+            how = "ended with its fork server"
+        else:
+            code = os.waitstatus_to_exitcode(status)
+            how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
         return f"{how}: {' | '.join(tail)}"[:400]
 
-    def _end(self):
-        """Kill the child (by its id; a child that has died keeps its own exit status) and reap it;
-        (wait status, resource usage), or (None, None) if it was already reaped."""
+    def _end(self) -> tuple[int | None, int]:
+        """Kill the child (by its id; a child that has died keeps its own exit status) and have the
+        fork server reap it; (wait status, peak resident set in bytes), or (None, 0) if it was
+        already reaped (or never started)."""
         self.alive = False
         self._connection.close()
         if self.process.returncode is not None:
-            return None, None
+            return None, 0
+        if not self.pid:
+            self.process.returncode = -signal.SIGKILL
+            return None, 0
         self._signal(signal.SIGKILL)
-        _, status, usage = os.wait4(self.pid, 0)
-        self.process.returncode = os.waitstatus_to_exitcode(status)
-        return status, usage
+        status, peak = self._server.reap(self.pid)
+        self.process.returncode = (os.waitstatus_to_exitcode(status) if status is not None
+                                   else -signal.SIGKILL)
+        return status, peak
 
     def _signal(self, number: int) -> None:
+        if not self.pid:
+            return
         try:
             os.kill(self.pid, number)
         except ProcessLookupError:
@@ -168,7 +229,13 @@ class WarmChild:
             self._signal(signal.SIGKILL)
 
     def close(self) -> None:
-        """End the child (killed: it holds nothing to save) and remove its folder."""
+        """End the child (killed: it holds nothing to save) and remove its folder; a child still
+        being forked is ended once it is (this returns at once)."""
+        if not self.process.started:
+            self.alive = False
+            self._connection.close()
+            self.process.when_started(self.close)
+            return
         if self.process.returncode is None:
             self._end()
         self.alive = False
@@ -262,84 +329,3 @@ def _read_json(path: Path) -> dict:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-
-
-def _status_kib(pid: int | str, field: str) -> int:
-    """A ``kB`` figure of ``/proc/PID/status`` in bytes (0 where it is missing)."""
-    try:
-        text = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0
-    found = re.search(rf"^{field}:\s+(\d+) kB", text, re.MULTILINE)
-    return int(found[1]) * 1024 if found else 0
-
-
-def _peak_rss(pid: int | str) -> int:
-    return _status_kib(pid, "VmHWM")
-
-
-# ---------------------------------------------------------------- the child's side
-
-
-def _reset_peak() -> bool:
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-def _run_request(request: dict, baseline: int) -> dict:
-    """Run one request under its cap and environment; the reply (with ``keep``: fit for more)."""
-    import resource
-
-    previous = {k: os.environ.get(k) for k in request["env"]}
-    os.environ.update(request["env"])
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = request["memory_cap"]
-    reset = _reset_peak()
-    try:
-        if cap > 0:
-            resource.setrlimit(resource.RLIMIT_AS,
-                               (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
-        reply = call_target(request["target"], request["kwargs"], cap)
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-        for key, value in previous.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    peak = _peak_rss("self")
-    if not reset or not peak:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    reply["peak_rss_bytes"] = peak
-    grown = _status_kib("self", "VmSize") - baseline
-    reply["keep"] = reply.get("kind") != "MemoryError" and grown <= ADDRESS_SPACE_SLACK
-    return reply
-
-
-def _serve(fd: int, warm_up: str) -> None:
-    from multiprocessing.connection import Connection
-
-    from lpgame.sweep.isolation import die_with_parent
-
-    die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent decides when this child ends
-    connection = Connection(fd)
-    if warm_up:
-        call_target(warm_up, {})         # a failure here shows again in the first point's row
-    baseline = _status_kib("self", "VmSize")
-    while True:
-        try:
-            request = connection.recv()
-        except (EOFError, OSError):
-            request = None
-        if request is None:       # the pipe closed: leave at once (nothing to flush or finalise)
-            sys.stderr.flush()
-            os._exit(0)
-        connection.send(_run_request(request, baseline))
-
-
-if __name__ == "__main__":
-    _serve(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "")

@@ -10,8 +10,13 @@ Modules:
 * :mod:`~lpgame.equilibria.general_sum.enumeration` — all extreme equilibria and the maximal Nash
   subsets of a bimatrix game (Avis, Rosenberg, Savani & von Stengel 2010), exact;
 * :mod:`~lpgame.equilibria.general_sum.optimal_nash` — the best (or worst) equilibrium for a
-  linear objective by a MILP (Sandholm, Gilpin & Conitzer 2005);
+  linear objective by a MILP (Sandholm, Gilpin & Conitzer 2005), with
+  :mod:`~lpgame.equilibria.general_sum.optimal_nash_proof` (the exact proof by enumerating the
+  extreme equilibria);
 * :mod:`~lpgame.equilibria.general_sum.stackelberg` — the strong Stackelberg equilibrium:
   multiple LPs on the normal form (Conitzer & Sandholm 2006), a MILP on the sequence form
-  (Bošanský & Čermák 2015).
+  (Bošanský & Čermák 2015), with :mod:`~lpgame.equilibria.general_sum.stackelberg_certificate`
+  (one LP per follower strategy, each proven by its duals: the bound on the leader's value);
+* :mod:`~lpgame.equilibria.general_sum.milp_options` — the MILP concepts' options checked against
+  their meaning.
 """

@@ -149,34 +149,39 @@ class LabelledTableau:
     def _float_pivot(self, row: int, column: int, alpha: np.ndarray) -> None:
         t, pivot = self.table, alpha[row]
         pivot_row = t[row] / pivot
-        t -= np.outer(alpha, pivot_row)
+        t -= alpha[:, None] * pivot_row
         t[row] = pivot_row
-        t[:, column] = -alpha / pivot
+        t[:, column] = alpha / -pivot
         t[row, column] = 1.0 / pivot
 
     def leaving_row(self, alpha: np.ndarray) -> int:
         """The lexicographic minimum-ratio row for entering column ``alpha`` (module docstring)."""
         if self.exact:
             candidates = [i for i, a in enumerate(alpha.tolist()) if a > 0]
-        else:
-            scale = max(1.0, float(np.abs(alpha).max()))
-            candidates = np.flatnonzero(alpha > FLOAT_PIVOT_TOLERANCE * scale).tolist()
+            if len(candidates) > 1:
+                candidates = self._smallest_ratios(candidates, self.dim, alpha)
+        else:       # the first key in numpy alone: it decides nearly every float step
+            high = max(float(alpha.max()), -float(alpha.min()), 1.0)
+            rows = np.flatnonzero(alpha > FLOAT_PIVOT_TOLERANCE * high)
+            if len(rows) > 1:
+                ratios = self.table[rows, self.dim] / alpha[rows]
+                low = float(ratios.min())
+                rows = rows[ratios <= low + FLOAT_PIVOT_TOLERANCE * max(1.0, abs(low))]
+            candidates = rows.tolist()
         if not candidates:
             raise SolverError("Lemke–Howson: an unbounded edge, impossible on the bounded "
                               "polytopes of positive payoffs; in floating point use exact=True",
                               status="ray")
-        keys = [None] + list(range(self.dim, self.dim + self.rows))     # β, then the slacks
-        for key in keys:
+        for key in range(self.dim, self.dim + self.rows):      # ties: the slacks' B⁻¹ columns
             if len(candidates) == 1:
                 break
-            if key is not None and self.place[key] >= 0:
+            if self.place[key] >= 0:
                 # a basic slack's B⁻¹ column is det·e_row: ratio 0 except in its own row
                 own = self.place[key]
                 if own in candidates:
                     candidates.remove(own)
                 continue
-            column = self.dim if key is None else -1 - self.place[key]
-            candidates = self._smallest_ratios(candidates, column, alpha)
+            candidates = self._smallest_ratios(candidates, -1 - self.place[key], alpha)
         return candidates[0]
 
     def _smallest_ratios(self, candidates: list[int], column: int, alpha) -> list[int]:
@@ -266,7 +271,7 @@ def prepare_bimatrix(a, b, exact: bool) -> Bimatrix:
     else:
         try:
             originals = [x.astype(float) for x in arrays]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InvalidGameError("Lemke–Howson: payoffs must be numbers") from None
         if not all(np.all(np.isfinite(x)) for x in originals):
             raise InvalidGameError("Lemke–Howson: payoffs must be finite")
@@ -359,8 +364,8 @@ def lemke_howson_all(a, b, exact: bool = False, max_pivots: int | None = None,
                      max_equilibria: int = DEFAULT_MAX_EQUILIBRIA) -> list[LabelledEquilibrium]:
     """The distinct equilibria reachable by Lemke–Howson paths: every label from the artificial
     equilibrium, then every label from each equilibrium found (module docstring), in the order
-    found. Past ``max_equilibria`` vertex pairs the search stops (``truncated`` is not raised:
-    the list is what was found)."""
+    found. Paths are followed from at most ``max_equilibria`` vertex pairs; past that, the list
+    holds what was found."""
     game = a if isinstance(a, Bimatrix) else prepare_bimatrix(a, b, exact)
     m, n = game.shape
     limit = max_pivots or _default_max_pivots(game)

@@ -9,7 +9,9 @@ Modules:
 * :mod:`~lpgame.equilibria.refinements.perturbed_lp` — the trembling LPs of each refinement;
 * :mod:`~lpgame.equilibria.refinements.limit` — the limit loop: HiGHS at decreasing ξ, then the
   exact stage;
-* :mod:`~lpgame.equilibria.refinements.basis_stability` — the exact stability test of a basis;
+* :mod:`~lpgame.equilibria.refinements.basis_stability` — the exact stability test of a basis, on
+  :mod:`~lpgame.equilibria.refinements.laurent_series` (the Taylor and Laurent series of the basis
+  system) and :mod:`~lpgame.equilibria.refinements.exact_sparse_factor` (exact sparse LU);
 * :mod:`~lpgame.equilibria.refinements.laurent_series` — the Taylor/Laurent series of its basic
   solution and duals;
 * :mod:`~lpgame.equilibria.refinements.exact_sparse_factor` — exact sparse rational solves

@@ -20,7 +20,8 @@ Thm C.3). In a general-sum game, U = U_i gives player i's maximin (security) val
 
 Scaling: U is built from the payoffs in unit-range form u' = (u − c)/2^k
 (:mod:`lpgame.lp.scaling`), so the LP's optimum is v' = (v − c)/2^k; :meth:`SecurityLP.value`
-maps it back. x and the duals y are unchanged by the change of scale.
+maps it back. x and the duals y are unchanged by the change of scale. Payoffs whose half-range is
+at most :data:`LARGEST_UNSCALED_HALF_RANGE` are not scaled down (issue 40).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.showdown import ShowdownPayoffs
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.scaling import (
+    BAND,
     IDENTITY,
     PayoffScaling,
     check_float_payoffs,
@@ -49,6 +51,16 @@ from lpgame.sequence_form import SequenceForm
 IPM_SIGNALS_THRESHOLD = 2000
 """From this many private signals the compressed LP is solved by an interior-point method
 (Clarabel's, to tolerance 1e-12: :mod:`lpgame.lp.clarabel_backend`)."""
+
+LARGEST_UNSCALED_HALF_RANGE = 2 ** 10
+"""Payoffs whose half-range is at most this are not scaled down before the security LP (the
+common band of :mod:`lpgame.lp.scaling` stops at 16). Dividing moderate payoffs by a power of two
+only makes the payoff block's smallest entries (chance reach × payoff) smaller, and HiGHS's
+absolute tolerances coarser relative to the payoffs; it changed the presolve and the simplex path
+of the thesis's Domino LPs (half-range 19, scaled by 1/32: Domino(3,2)'s postsolved basis had
+1,274 infeasible rows and needed 573 more iterations on the original LP; Domino(3,4), whose LP it
+changed too, took more than twice as long, issue 40). Up to 2^10 the LP is the game's own, as
+before issue 20; HiGHS's answer is then polished (:func:`lpgame.lp.highs_backend.polish_basis`)."""
 
 BLOCKED_SIGNALS_THRESHOLD = 10000
 """From this many private signals the cumulative sums are kept in two levels of ⌈√N⌉ (see
@@ -98,7 +110,8 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
     if compress and not exact and isinstance(sf.payoff_structure, ShowdownPayoffs):
         return compressed_security_lp(sf, player, payoff_player)
     opponent = 1 - player
-    U, scaling = scaled_payoff_matrix(sf, payoff_player, exact)   # rows: player 1's sequences
+    U, scaling = scaled_payoff_matrix(sf, payoff_player, exact,    # rows: player 1's sequences
+                                      largest=LARGEST_UNSCALED_HALF_RANGE)
     if exact:
         if player == 1:
             U = U.T
@@ -132,12 +145,15 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
     return SecurityLP(lp, player, opponent, scaling=scaling)
 
 
-def payoff_scaling(sf: SequenceForm, payoff_player: int, exact: bool = False) -> PayoffScaling:
+def payoff_scaling(sf: SequenceForm, payoff_player: int, exact: bool = False,
+                   largest=BAND) -> PayoffScaling:
     """The unit-range scaling of ``payoff_player``'s payoffs (:mod:`lpgame.lp.scaling`).
 
     Plain leaves are shifted and scaled; structured payoffs (showdown or signal tables, whose LP
     terms are not one reach-weighted leaf payoff each) are scaled only, by all players' bounds. In
-    floating-point mode, payoffs that floats cannot carry are refused by name first.
+    floating-point mode, payoffs that floats cannot carry are refused by name first. Half-ranges up
+    to ``largest`` are not scaled down (the security LP passes :data:`LARGEST_UNSCALED_HALF_RANGE`;
+    the default is the common band, for the Stackelberg MILPs that read this too).
     """
     game = sf.game
     structured = sf.payoff_structure is not None
@@ -150,7 +166,7 @@ def payoff_scaling(sf: SequenceForm, payoff_player: int, exact: bool = False) ->
             # (any shift is exact in rationals, so float bounds serve where they resolve)
             _, payoffs = sf.exact_terminal_data()
             lo, hi = exact_bounds(row[payoff_player] for row in payoffs)
-        return unit_range_scaling(lo, hi, exact=True)
+        return unit_range_scaling(lo, hi, exact=True, largest=largest)
     if structured:
         lo, hi = game._payoff_bounds()
     else:
@@ -159,13 +175,14 @@ def payoff_scaling(sf: SequenceForm, payoff_player: int, exact: bool = False) ->
         check_float_payoffs(lo, hi, what)
     elif not (np.isfinite(lo) and np.isfinite(hi)):
         raise InvalidGameError(f"{what}: structured payoff tables must be finite floats")
-    return unit_range_scaling(lo, hi, exact=exact, shift=not structured)
+    return unit_range_scaling(lo, hi, exact=exact, shift=not structured, largest=largest)
 
 
-def scaled_payoff_matrix(sf: SequenceForm, payoff_player: int, exact: bool = False):
+def scaled_payoff_matrix(sf: SequenceForm, payoff_player: int, exact: bool = False,
+                         largest=BAND):
     """(U', scaling): the sequence-form payoff matrix of the payoffs in unit-range form,
     U'[σ_1, σ_2] = Σ_z p_c(z) (u_i(z) − c) / s, as floats or (``exact``) a RationalMatrix."""
-    scaling = payoff_scaling(sf, payoff_player, exact)
+    scaling = payoff_scaling(sf, payoff_player, exact, largest)
     if sf.payoff_structure is not None:         # scale only: multiplying by 2^−k is exact
         if exact:
             U = sf.payoff_matrix_exact(payoff_player)
@@ -285,7 +302,8 @@ def compressed_security_lp(sf: SequenceForm, player: int, payoff_player: int,
     # p = 1/num_deals the coefficients would fall under HiGHS's small_matrix_value (1e-9) for
     # N > 3·10⁴. Scaling the best_response rows and v together leaves their duals unchanged.
     p = 1.0 / N
-    scaling = payoff_scaling(sf, payoff_player)     # payoffs / 2^k (lpgame.lp.scaling)
+    scaling = payoff_scaling(sf, payoff_player,     # payoffs / 2^k (lpgame.lp.scaling)
+                             largest=LARGEST_UNSCALED_HALF_RANGE)
     unit_p = p / scaling.float_scale                # exact: a power-of-two factor
     F_i, F_o = sf.treeplex_matrix(player), sf.treeplex_matrix(opponent)
     name = f"security LP of {sf.game.player_names[player]} in {sf.game.name} (compressed payoffs)"

@@ -1,0 +1,218 @@
+"""Lemke–Howson on bimatrix games: lpgame beside Gambit's ``lcp_solve`` and nashpy (issue 37, item 3).
+
+Run from the repository root::
+
+    python -m benchmarks.bench_lemke_howson [--full] [--seeds K] [--max-seconds S]
+
+Random n × n games with payoffs uniform in 0..10^6 (seeded; ties, hence degeneracy, improbable).
+Default: n = 10, 20, 40 and 2 seeds; ``--full``: n = 10, 20, 40, 80, 100 and 3 seeds.
+
+* **one equilibrium**: lpgame's :func:`~lpgame.equilibria.general_sum.lemke_howson.lemke_howson`
+  from label 1 (float, and exact by integer pivoting), Gambit's ``lcp_solve(stop_after=1)`` on the
+  strategic game (float and rational; Gambit picks its own starting label, so the paths may
+  differ), nashpy's ``lemke_howson(initial_dropped_label=0)`` (float), and, for scale, lpgame's
+  sequence-form Lemke (``concept="nash"``'s default for these games, float) and the whole
+  ``lpgame.solve(method="lemke_howson")`` call (float; game set-up, compilation and the
+  certificate included).
+* **all reachable equilibria** (n ≤ 20, or 40 with ``--full``): lpgame's ``all_labels`` search
+  beside Gambit's ``lcp_solve`` without ``stop_after`` (which follows every label from every
+  equilibrium found), float and rational; the counts are printed for agreement.
+
+Every call runs in its own child process (:mod:`benchmarks.isolated`) with a wall-clock limit
+(``--max-seconds``, default 60 s), timed inside the child around the solver call only. A tool that
+runs past the limit at one size is not run at larger sizes ("-"). **Every answer is certified** in
+this process by lpgame's independent best-response path
+(:func:`lpgame.equilibria.profiles.nash_certificate`): exact answers must have NashConv exactly 0,
+float answers at most 1e-6 of the payoff range; the "cert." column counts the answers that passed.
+Ratios are a peer's time over lpgame's in the same arithmetic (above 1: lpgame is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+if __package__ in (None, ""):        # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.isolated import run_isolated  # noqa: E402
+
+HIGH = 10 ** 6
+SIZES, FULL_SIZES = (10, 20, 40), (10, 20, 40, 80, 100)
+ONE_TOOLS = ("lpgame LH (float)", "lpgame LH (exact)", "gambit lcp (float)",
+             "gambit lcp (rational)", "nashpy lemke_howson", "lpgame seq-form lemke (float)",
+             "lpgame solve() LH (float)")
+ALL_TOOLS = ("lpgame LH all (float)", "lpgame LH all (exact)", "gambit lcp all (float)",
+             "gambit lcp all (rational)")
+#: (peer, the lpgame tool it is compared with)
+ONE_RATIOS = (("gambit lcp (float)", "lpgame LH (float)"),
+              ("gambit lcp (rational)", "lpgame LH (exact)"),
+              ("nashpy lemke_howson", "lpgame LH (float)"),
+              ("lpgame seq-form lemke (float)", "lpgame LH (float)"))
+ALL_RATIOS = (("gambit lcp all (float)", "lpgame LH all (float)"),
+              ("gambit lcp all (rational)", "lpgame LH all (exact)"))
+
+
+def random_bimatrix(n: int, seed: int):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, HIGH, (n, n)), rng.integers(0, HIGH, (n, n))
+
+
+def _text(strategies) -> list[list[str]]:
+    return [[str(v) for v in s] for s in strategies]
+
+
+# ------------------------------------------------------------------------------ child cases
+def case(tool: str, n: int, seed: int) -> dict:
+    """One tool on one random game: seconds and the equilibria found (as strings). The tool first
+    solves a 3 × 3 game untimed, so that imports and first-call set-up are not counted."""
+    solve(tool, *random_bimatrix(3, 99))
+    return solve(tool, *random_bimatrix(n, seed))
+
+
+def solve(tool: str, a, b) -> dict:
+    exact = "exact" in tool or "rational" in tool
+    if tool.startswith("lpgame LH all"):
+        from lpgame.equilibria.general_sum.lemke_howson import lemke_howson_all
+        start = time.perf_counter()
+        found = lemke_howson_all(a, b, exact=exact)
+        return {"seconds": time.perf_counter() - start,
+                "equilibria": [_text(eq.strategies) for eq in found]}
+    if tool.startswith("lpgame LH"):
+        from lpgame.equilibria.general_sum.lemke_howson import lemke_howson
+        start = time.perf_counter()
+        eq = lemke_howson(a, b, 1, exact=exact)
+        return {"seconds": time.perf_counter() - start, "pivots": eq.pivots,
+                "equilibria": [_text(eq.strategies)]}
+    if tool.startswith("lpgame"):
+        import numpy as np
+
+        import lpgame
+        from lpgame.game import NormalFormGame
+        game = NormalFormGame(np.stack([a, b]).astype(object), name="random")
+        options = {"method": "lemke_howson"} if "solve()" in tool else {}
+        start = time.perf_counter()
+        result = lpgame.solve(game, concept="nash", **options)
+        seconds = time.perf_counter() - start
+        mixed = [[float(p) for p in next(iter(s.values())).values()] for s in result.strategies]
+        return {"seconds": seconds, "equilibria": [_text(mixed)]}
+    if tool.startswith("gambit"):
+        import pygambit as gbt
+        game = gbt.Game.from_arrays(a, b)
+        stop = None if " all " in tool else 1
+        start = time.perf_counter()
+        found = gbt.nash.lcp_solve(game, rational=exact, stop_after=stop).equilibria
+        seconds = time.perf_counter() - start
+        players = list(game.players)
+        return {"seconds": seconds,
+                "equilibria": [[[str(p[s]) for s in pl.strategies] for pl in players]
+                               for p in found]}
+    import nashpy
+    game = nashpy.Game(a.astype(float), b.astype(float))
+    start = time.perf_counter()
+    x, y = game.lemke_howson(initial_dropped_label=0)
+    return {"seconds": time.perf_counter() - start, "equilibria": [_text([x, y])]}
+
+
+# ------------------------------------------------------------------------------ certificates
+class Certifier:
+    """lpgame's independent best-response check of mixed strategies in one game (compiled once)."""
+
+    def __init__(self, n: int, seed: int):
+        import numpy as np
+
+        from lpgame.compile import compile_game
+        from lpgame.equilibria.profiles import payoff_range
+        from lpgame.game import NormalFormGame
+        a, b = random_bimatrix(n, seed)
+        self.sf = compile_game(NormalFormGame(np.stack([a, b]).astype(object), name="random"))
+        self.spread = payoff_range(self.sf, exact=True)
+
+    def passes(self, strategies: list[list[str]], exact: bool) -> bool:
+        import numpy as np
+
+        from lpgame.equilibria.profiles import nash_certificate
+        sizes = [self.sf.num_sequences(i) - 1 for i in range(2)]
+        finite = all(v not in ("nan", "inf", "-inf") for s in strategies for v in s)
+        if [len(s) for s in strategies] != sizes or not finite:
+            return False       # not a mixed strategy of this game (nashpy can return NaNs)
+        if exact:
+            plans = [[Fraction(1)] + [Fraction(v) for v in s] for s in strategies]
+            ev, _ = nash_certificate(self.sf, plans, exact=True)
+            return ev.nash_conv == 0
+        plans = [np.array([1.0] + [float(v) for v in s]) for s in strategies]
+        ev, _ = nash_certificate(self.sf, plans, exact=False)
+        return ev.nash_conv <= 1e-6 * float(self.spread)
+
+
+# ------------------------------------------------------------------------------ the tables
+def _seconds(result) -> float | None:
+    return result.data["seconds"] if result is not None and result.status == "ok" else None
+
+
+def _cell(result) -> str:
+    if result is None:
+        return "-"
+    if result.status != "ok":
+        return result.status
+    return f"{result.data['seconds']:.3g}"
+
+
+def table(title: str, sizes, seeds: int, tools, ratios, limit: float) -> None:
+    print(f"\n## {title}\n")
+    print("| n | seed | " + " | ".join(tools) + " | equilibria | cert. | ratios (peer / lpgame) |")
+    print("|---" * (len(tools) + 5) + "|")
+    stopped: set[str] = set()
+    for n in sizes:
+        for seed in range(seeds):
+            row = {}
+            for tool in tools:
+                if tool in stopped:
+                    row[tool] = None
+                    continue
+                row[tool] = run_isolated("benchmarks.bench_lemke_howson:case",
+                                         {"tool": tool, "n": n, "seed": seed}, limit)
+                if row[tool].status != "ok":
+                    stopped.add(tool)
+            certifier = Certifier(n, seed)
+            answers = passed = 0
+            counts = []
+            for tool, result in row.items():
+                if result is None or result.status != "ok":
+                    continue
+                exact = "exact" in tool or "rational" in tool
+                for eq in result.data["equilibria"]:
+                    answers += 1
+                    passed += certifier.passes(eq, exact)
+                counts.append(len(result.data["equilibria"]))
+            words = []
+            for peer, ours in ratios:
+                p, o = _seconds(row.get(peer)), _seconds(row.get(ours))
+                if p is not None and o:
+                    words.append(f"{peer.split(' (')[0]} {peer[peer.find('('):]}: {p / o:.2g}")
+            count = str(counts[0]) if len(set(counts)) == 1 else "/".join(map(str, counts))
+            print(f"| {n} | {seed} | " + " | ".join(_cell(row[t]) for t in tools)
+                  + f" | {count} | {passed}/{answers} | {'; '.join(words)} |", flush=True)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="sizes up to 100, 3 seeds")
+    parser.add_argument("--seeds", type=int, default=None)
+    parser.add_argument("--max-seconds", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    sizes = FULL_SIZES if args.full else SIZES
+    seeds = args.seeds or (3 if args.full else 2)
+    print(f"# Lemke–Howson on random n × n bimatrix games, seconds per call "
+          f"(limit {args.max_seconds:g} s)")
+    table("one equilibrium", sizes, seeds, ONE_TOOLS, ONE_RATIOS, args.max_seconds)
+    table("all equilibria reachable by Lemke–Howson paths", [n for n in sizes if n <= (40 if args.full
+          else 20)], seeds, ALL_TOOLS, ALL_RATIOS, args.max_seconds)
+
+
+if __name__ == "__main__":
+    main()
