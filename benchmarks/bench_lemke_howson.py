@@ -9,8 +9,9 @@ Default: n = 10, 20, 40 and 2 seeds; ``--full``: n = 10, 20, 40, 80, 100 and 3 s
 
 * **one equilibrium**: lpgame's :func:`~lpgame.equilibria.general_sum.lemke_howson.lemke_howson`
   from label 1 (float, and exact by integer pivoting), Gambit's ``lcp_solve(stop_after=1)`` on the
-  strategic game (float and rational; Gambit picks its own starting label, so the paths may
-  differ), nashpy's ``lemke_howson(initial_dropped_label=0)`` (float), and, for scale, lpgame's
+  strategic game (float and rational; it ends where label 1's path ends, and the "same as Gambit"
+  column checks that lpgame's exact answer is Gambit's rational one), nashpy's
+  ``lemke_howson(initial_dropped_label=0)`` (float), and, for scale, lpgame's
   sequence-form Lemke (``concept="nash"``'s default for these games, float) and the whole
   ``lpgame.solve(method="lemke_howson")`` call (float; game set-up, compilation and the
   certificate included).
@@ -162,10 +163,22 @@ def _cell(result) -> str:
     return f"{result.data['seconds']:.3g}"
 
 
+def _same(row: dict, tools) -> str:
+    """Whether lpgame's exact answer is Gambit's rational one, as sets of equilibria (with
+    ``stop_after=1`` Gambit follows label 1 too, so equal answers mean the same path's end)."""
+    ours, theirs = (row.get(next(t for t in tools if key in t)) for key in ("exact", "rational"))
+    if ours is None or theirs is None or ours.status != "ok" or theirs.status != "ok":
+        return ""
+    found = [{tuple(tuple(Fraction(v) for v in s) for s in eq) for eq in r.data["equilibria"]}
+             for r in (ours, theirs)]
+    return "yes" if found[0] == found[1] else "no"
+
+
 def table(title: str, sizes, seeds: int, tools, ratios, limit: float) -> None:
     print(f"\n## {title}\n")
-    print("| n | seed | " + " | ".join(tools) + " | equilibria | cert. | ratios (peer / lpgame) |")
-    print("|---" * (len(tools) + 5) + "|")
+    print("| n | seed | " + " | ".join(tools)
+          + " | equilibria | cert. | same as Gambit | ratios (peer / lpgame) |")
+    print("|---" * (len(tools) + 6) + "|")
     stopped: set[str] = set()
     for n in sizes:
         for seed in range(seeds):
@@ -193,10 +206,11 @@ def table(title: str, sizes, seeds: int, tools, ratios, limit: float) -> None:
             for peer, ours in ratios:
                 p, o = _seconds(row.get(peer)), _seconds(row.get(ours))
                 if p is not None and o:
-                    words.append(f"{peer.split(' (')[0]} {peer[peer.find('('):]}: {p / o:.2g}")
+                    words.append(f"{peer}: {p / o:.2g}")
             count = str(counts[0]) if len(set(counts)) == 1 else "/".join(map(str, counts))
             print(f"| {n} | {seed} | " + " | ".join(_cell(row[t]) for t in tools)
-                  + f" | {count} | {passed}/{answers} | {'; '.join(words)} |", flush=True)
+                  + f" | {count} | {passed}/{answers} | {_same(row, tools)} | {'; '.join(words)} |",
+                  flush=True)
 
 
 def main(argv=None) -> None:

@@ -480,17 +480,31 @@ def check_learned_efce(case: Case, k, exact, options, result):
 
 
 def check_stackelberg(case: Case, k, exact, options, result):
-    s, span = Fraction(10) ** k, case.span * Fraction(10) ** k
     leader = options.get("leader", 1) - 1
     follower = 1 - leader
-    a = case.payoffs
-    orient = (lambda m: np.asarray(m, dtype=float)) if leader == 0 else \
-        (lambda m: np.asarray(m, dtype=float).T)
-    reference = stackelberg_value(orient(a[leader]), orient(a[follower])) * float(s)
-    scaled = case.scaled_payoffs(k, exact)
-    x, y = _vectors(result, scaled.shape[1:])
-    gains = bimatrix_gains(scaled[0], scaled[1], x, y)
-    values = [x @ scaled[i] @ np.asarray(y, dtype=object) for i in range(2)]
+    if case.tree is not None:     # a commitment to a behaviour strategy is one to a mixed
+        tensor = case.normal_form().tensor()        # reduced plan (Kuhn): the multiple LPs on
+        orient = (lambda m: m) if leader == 0 else (lambda m: m.T)   # the reduced normal form
+        reference = stackelberg_value(orient(tensor[leader]), orient(tensor[follower]))
+        scaled = TreeNormalForm(case.build(k, exact))
+        gains = scaled.best_response_gains(result.strategies)
+        values = scaled.values(result.strategies)
+    else:
+        a = case.payoffs
+        orient = (lambda m: np.asarray(m, dtype=float)) if leader == 0 else \
+            (lambda m: np.asarray(m, dtype=float).T)
+        reference = stackelberg_value(orient(a[leader]), orient(a[follower]))
+        scaled = case.scaled_payoffs(k, exact)
+        x, y = _vectors(result, scaled.shape[1:])
+        gains = bimatrix_gains(scaled[0], scaled[1], x, y)
+        values = [x @ scaled[i] @ np.asarray(y, dtype=object) for i in range(2)]
+    _check_commitment(case, k, exact, options, result, leader, reference, gains, values)
+
+
+def _check_commitment(case: Case, k, exact, options, result, leader, reference, gains, values):
+    s, span = Fraction(10) ** k, case.span * Fraction(10) ** k
+    follower = 1 - leader
+    reference = reference * float(s)
     _small(gains[follower], span, exact, "follower's best-response gain (recomputed)")
     _close(result.values[leader], values[leader], span, exact, "leader value of the strategies",
            True)
@@ -579,7 +593,8 @@ REFERENCES: dict[tuple[str, str], Reference] = {
                                              lambda: st.just({"method": "column_generation"}),
                                              examples=4),
     ("stackelberg", "strong"): Reference(
-        lambda: matrices(general=True), check_stackelberg,
+        _one_of(lambda: matrices(general=True), lambda: tiny_trees(zero_sum=False, general=True)),
+        check_stackelberg,
         lambda: st.fixed_dictionaries({"leader": st.sampled_from([1, 2]),
                                        "method": st.sampled_from([None, "milp"])})),
     ("tmecor", "default"): Reference(team_cases, check_tmecor,
@@ -825,6 +840,13 @@ def test_references_see_a_bug():
     good.value = good.values[0]
     with pytest.raises(AssertionError):
         check_zero_sum_nash(case, 0, True, {}, good)
+    # the textbook commitment game: committing to (1/2, 1/2) earns the leader 3.5, Nash only 2
+    lead, follow = [[2, 4], [1, 3]], [[1, 0], [0, 1]]
+    assert math.isclose(stackelberg_value(lead, follow), 3.5, abs_tol=1e-9)
+    commitment = Case(payoffs=np.array([lead, follow], dtype=object))
+    sse = lpgame.solve(commitment.build(0, True), concept="stackelberg", exact=True)
+    check_stackelberg(commitment, 0, True, {}, sse)
+    assert sse.values[0] == Fraction(7, 2)
     ce = lpgame.solve(CHICKEN, concept="ce", exact=True)
     assert ce.objective == Fraction(21, 2)
     chicken = Case(payoffs=CHICKEN.payoffs)

@@ -209,21 +209,21 @@ class LabelledTableau:
                 if var < d:
                     out[var] = Fraction(self.table[row, d], self.det)
             return out
-        basis = np.zeros((self.rows, self.rows))
-        for row, var in enumerate(self.basis):
-            if var < d:
-                basis[:, row] = matrix[:, var]
-            else:
-                basis[var - d, row] = 1.0
-        try:
-            values = np.linalg.solve(basis, np.ones(self.rows))
-        except np.linalg.LinAlgError:
-            values = self.table[:, d]
-        if not np.all(np.isfinite(values)):
-            values = self.table[:, d]
-        for row, var in enumerate(self.basis):
-            if var < d:
-                out[var] = max(float(values[row]), 0.0)
+        # the basic columns of C against the tight constraints (nonbasic slacks): C_TS x_S = 1,
+        # a square system of the support's size, re-solved from the data by a dense LU
+        support = [(row, var) for row, var in enumerate(self.basis) if var < d]
+        tight = [i for i in range(self.rows) if self.place[d + i] < 0]
+        values = None
+        if support:
+            try:
+                values = np.linalg.solve(matrix[np.ix_(tight, [v for _, v in support])],
+                                         np.ones(len(support)))
+            except np.linalg.LinAlgError:
+                values = None
+        if values is None or not np.all(np.isfinite(values)):
+            values = [self.table[row, d] for row, _ in support]     # the tableau's own values
+        for (_, var), value in zip(support, values):
+            out[var] = max(float(value), 0.0)
         return out
 
     def key(self) -> frozenset:
