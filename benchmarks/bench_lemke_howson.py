@@ -20,9 +20,9 @@ Default: n = 10, 20, 40 and 2 seeds; ``--full``: n = 10, 20, 40, 80, 100 and 3 s
   equilibrium found), float and rational; the counts are printed for agreement.
 
 Every call runs in its own child process (:mod:`benchmarks.isolated`) with a wall-clock limit
-(``--max-seconds``, default 60 s), timed inside the child around the solver call only. A tool that
-runs past the limit at one size is not run at larger sizes ("-"). **Every answer is certified** in
-this process by lpgame's independent best-response path
+(``--max-seconds``, default 30 s, 120 s with ``--full``), timed inside the child around the
+solver call only. A tool that runs past the limit at one size is not run at larger sizes ("-").
+**Every answer is certified** in this process by lpgame's independent best-response path
 (:func:`lpgame.equilibria.profiles.nash_certificate`): exact answers must have NashConv exactly 0,
 float answers at most 1e-6 of the payoff range; the "cert." column counts the answers that passed.
 Ratios are a peer's time over lpgame's in the same arithmetic (above 1: lpgame is faster).
@@ -217,8 +217,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="sizes up to 100, 3 seeds")
     parser.add_argument("--seeds", type=int, default=None)
-    parser.add_argument("--max-seconds", type=float, default=60.0)
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="limit per call (default 30 s; 120 s with --full)")
     args = parser.parse_args(argv)
+    args.max_seconds = args.max_seconds or (120.0 if args.full else 30.0)
     sizes = FULL_SIZES if args.full else SIZES
     seeds = args.seeds or (3 if args.full else 2)
     print(f"# Lemke–Howson on random n × n bimatrix games, seconds per call "

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from random_games import two_player_trees
 from scipy.optimize import linprog
@@ -224,6 +224,7 @@ def reduced_normal_form_here(game) -> np.ndarray:
     from lpgame.compile import compile_game
     sf = compile_game(game)
     plans = [reduced_plans(sf, i) for i in range(2)]
+    assume(len(plans[0]) * len(plans[1]) <= 36)      # the brute force below is plain loops
     chance, leaf_payoffs = sf.exact_terminal_data()
     seqs = sf.terminal_sequences
     out = np.empty((2, len(plans[0]), len(plans[1])), dtype=object)
@@ -236,7 +237,8 @@ def reduced_normal_form_here(game) -> np.ndarray:
     return out
 
 
-@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(two_player_trees(max_depth=3, max_chance_nodes=1))
 def test_tree_ce_cce_nfcce_against_a_brute_force_lp_over_joint_plans(game):
     """CE and CCE of a tree are those of its reduced normal form, and NFCCE is the CCE of the

@@ -48,6 +48,14 @@ distinct equilibria at the paths' ends are those of the Lemke–Howson graph's c
 the artificial equilibrium (Shapley 1974), not always all equilibria (vertex enumeration,
 ``enumerate=True``, finds every one).
 
+Measured (``python -m benchmarks.bench_lemke_howson --full``, random n × n games, payoffs to 10^6,
+label 1, the same end as Gambit's ``lcp_solve(stop_after=1)``): float 1.2–34× faster than
+Gambit's float path for n = 10–100; exact 1.7–4.9× faster than Gambit's rational path (84 s
+against 29 s on the longest path at n = 80; past 90 s against 48 s on one game at n = 100).
+The ``all_labels`` search in floats is 2–8× slower than Gambit's C++ (Python's cost per pivot on
+short paths) but for one 20 × 20 game where Gambit ran past 90 s (1.8 s here); in exact mode 4–6×
+faster (23 s where Gambit ran past 90 s: n = 20, 171 equilibria).
+
 Every answer is certified by lpgame's independent best-response path (:mod:`lpgame.analysis`, via
 :func:`lpgame.equilibria.profiles.certified_profile`): NashConv exactly 0 in exact mode, at most
 1e-6 of the payoff range in floating point.
