@@ -50,7 +50,7 @@ import scipy.sparse as sp
 
 from lpgame.equilibria.refinements.limit import TremblingLP
 from lpgame.lp.linear_program import LinearProgram
-from lpgame.rational import RationalMatrix
+from lpgame.rational import RationalMatrix, distinct_map
 from lpgame.sequence_form import SequenceForm
 
 REFINEMENTS = ("qpe", "efpe", "os-qpe")
@@ -96,8 +96,29 @@ class RefinementLP:
     trembling: tuple[int, ...]          # players whose strategies are perturbed
 
 
+#: Payoff matrices whose largest entry lies within 2^±LARGEST_UNSCALED_EXPONENT of 1 are used as
+#: they are; others are scaled by a power of two (exact) into [1/2, 1) before HiGHS sees P(ξ).
+LARGEST_UNSCALED_EXPONENT = 4
+
+
 def _payoff(sf: SequenceForm) -> RationalMatrix:
-    return sf.payoff_matrix_exact(0)
+    """U = U_1, scaled by a power of two 2^−k so that its largest entry lies in [1/2, 1) when it is
+    far from 1 (payoffs of 10¹² or 10⁻¹²: HiGHS's absolute tolerances would otherwise decide P(ξ)).
+
+    The limit strategies do not change: the refinements are defined by best responses, which a
+    positive scaling of one player's payoffs (and, zero-sum, the other's) leaves as they are, and
+    the duals that are player 2's strategy satisfy F_2 y = f_2 whatever the scale. The answer's
+    value is not read off the LP: it is the independent evaluation of the limit profile on the
+    game's own payoffs."""
+    U = sf.payoff_matrix_exact(0)
+    if not U.data:
+        return U
+    largest = max(abs(v) for v in U.data)
+    exponent = largest.numerator.bit_length() - largest.denominator.bit_length()
+    if abs(exponent) <= LARGEST_UNSCALED_EXPONENT:
+        return U
+    factor = Fraction(1, 2 ** exponent) if exponent > 0 else Fraction(2 ** -exponent)
+    return RationalMatrix(U.shape, U.rows, U.cols, distinct_map(lambda v: v * factor, U.data))
 
 
 def qpe_lp(sf: SequenceForm) -> RefinementLP:
