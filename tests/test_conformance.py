@@ -603,13 +603,7 @@ REFERENCES: dict[tuple[str, str], Reference] = {
 
 #: (concept, variant, mode, k) → what is wrong: the cases found failing, kept as strict xfails
 #: until the concept is fixed (the lead hands each to its helper).
-KNOWN_FAILURES: dict[tuple[str, str, str, int], str] = {
-    ("efce", "column_generation", "float", -12):
-        "payoffs x 1e-12: an invalid upper bound and a distribution that is not an EFCE "
-        "(see test_found_cases)",
-    ("efce", "column_generation", "float", 12):
-        "payoffs x 1e12: SolverError, restricted master LP status Unknown (see test_found_cases)",
-}
+KNOWN_FAILURES: dict[tuple[str, str, str, int], str] = {}
 
 
 # ------------------------------------------------------------------------------- the tests
@@ -744,7 +738,13 @@ def _matrix(a, b):
     return Case(payoffs=np.array([a, b], dtype=object))
 
 
-FOUND = [
+FOUND: list = []
+
+# Found by the suite and fixed since (the trembling LPs are scaled by a power of two into a unit
+# range, lpgame.equilibria.refinements.perturbed_lp; the EFCE column generation runs in payoffs
+# divided by a power of two that brings their range into the unit band, issue 34): kept as
+# regression tests.
+FIXED = [
     (("efce", "column_generation"), "float", -12, _matrix([[0, 0], [0, 0]], [[0, 0], [0, -1]]),
      {"method": "column_generation"},
      "at payoffs x 1e-12 column generation reports welfare -1e-12 as optimal, with upper bound "
@@ -759,11 +759,6 @@ FOUND = [
      {"method": "column_generation"},
      "at payoffs x 1e12 SolverError 'the restricted master LP ended with status Unknown' "
      "(the game is solved at scale 1)", SolverError),
-]
-
-# Found by the suite and fixed since (the trembling LPs are scaled by a power of two into a unit
-# range, lpgame.equilibria.refinements.perturbed_lp): kept as regression tests.
-FIXED = [
     (("nash", "refinement"), "float", 12, Case(tree=_chance_tree(1500), perfect_information=True),
      {"refinement": "qpe"},
      "QPE of a tree with no decisions (chance: (0, 0) w.p. 1/3, (1.5e15, -1.5e15) w.p. 2/3) fails "

@@ -179,16 +179,23 @@ class MasterLP:
     O_i^k[t] = Σ_{s ⪰ t} π_i^k[s] h_i^k[s]. Row 0 is the convexity row. A cut is the obedience
     row of trigger t plus q·(the deviation rows of t) of the compact LP, the v-variables
     cancelling; so a cut's dual d maps to compact duals y_obey[t] += d, y_dev[t, s] += d q[s],
-    which satisfy the v-columns' dual constraints exactly (q is a treeplex plan)."""
+    which satisfy the v-columns' dual constraints exactly (q is a treeplex plan).
 
-    def __init__(self, sf: SequenceForm, weights: np.ndarray):
+    ``payoff_unit``: the master works in payoffs divided by it (the run passes a power of two
+    that brings the payoff range into the unit band, so that HiGHS's tolerances and the absolute
+    ones here are relative to the range whatever the payoffs' scale)."""
+
+    def __init__(self, sf: SequenceForm, weights: np.ndarray, payoff_unit: float = 1.0):
         self.sf = sf
         self.n = sf.num_players
         self.weights = weights
+        # every payoff figure of the master and its pricing (costs, h, O, duals, bounds) is in
+        # payoffs divided by ``payoff_unit`` (a power of two, so the division is exact)
+        self.payoff_unit = float(payoff_unit)
         self.trees = [OwnTree.build(sf, i) for i in range(self.n)]
         seqs = sf.terminal_sequences
         self.leaf_seqs = seqs
-        self.leaf_w = sf.terminal_chance[:, None] * sf.terminal_payoffs     # p_c u_i
+        self.leaf_w = sf.terminal_chance[:, None] * sf.terminal_payoffs / self.payoff_unit  # p_c u_i
         self.leaf_obj = self.leaf_w @ weights
         # compact (v-form) dual space: deviation rows of each player, obedience rows, convexity
         self.dev_offset, self.obey_offset, self.e_offset, self.dev_key = [], [], [], []

@@ -39,6 +39,14 @@ z_RMP ≤ ``column_tolerance``·R (:mod:`~lpgame.equilibria.correlated.efce_boun
 stopping"). With ``target_gap`` the elastic run of
 :mod:`~lpgame.equilibria.correlated.efce_elastic_run` replaces the two phases.
 
+**Units.** The run works in payoffs divided by a power of two 2^k that brings the payoff range
+into the unit band of :mod:`lpgame.lp.scaling` (k = 0 for ranges from 1/16 to 16;
+``payoff_unit`` of :class:`~lpgame.equilibria.correlated.efce_master.MasterLP`), so that the
+master LP, the pricing MILPs and every tolerance see a range near 1 whatever the payoffs' scale;
+μ is unchanged by the scaling, and objective, bounds, gaps and the history's payoff figures are
+reported in the game's own units (at payoffs ×1e−12 the bound was invalid and μ not an EFCE, at
+×1e12 the master ended Unknown, before; issue 34).
+
 **Independent check.** The returned μ's EFCE gap is computed by
 :mod:`lpgame.analysis.n_player_correlated_gaps` from the support alone (exactly with
 ``exact=True``), never from the LP.
@@ -50,6 +58,7 @@ For two-player games the default entry of ``efce`` stays the correlation-plan LP
 
 from __future__ import annotations
 
+import math
 import numbers
 import sys
 import time
@@ -88,6 +97,7 @@ from lpgame.equilibria.correlated.efce_master import CUT_TOLERANCE, MasterTimeLi
 from lpgame.equilibria.correlated.efce_pricing import Model, best_pure_plan, price_by_alternation
 from lpgame.equilibria.correlated.efce_tuple_relaxation import DEFAULT_MAX_TUPLES
 from lpgame.errors import LpgameError, OptionError, SolverError
+from lpgame.lp.scaling import unit_range_scaling
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, register_result_kind
 
@@ -214,11 +224,18 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                           f"number of seconds or None; got {tuple_seconds!r}")
     w = objective_weights(objective, n)
     payoffs = sf.terminal_payoffs
-    scale = float(payoffs.max() - payoffs.min()) if payoffs.size else 1.0
-    scale = scale if scale > 0 else 1.0
+    span = float(payoffs.max() - payoffs.min()) if payoffs.size else 1.0
+    span = span if span > 0 else 1.0
+    # the run works in payoffs divided by unit = 2^k, which brings the range into the unit band
+    # (lpgame.lp.scaling; k = 0 for ranges from 1/16 to 16), so that the LPs, the MILPs and every
+    # tolerance here see a range near 1 whatever the payoffs' scale (issue 34); objective, bounds,
+    # gaps and the history are multiplied back by unit at the end, and μ's gap is measured on the
+    # game's own payoffs
+    unit = math.ldexp(1.0, unit_range_scaling(0.0, span, shift=False).exponent)
+    scale = span / unit                     # the payoff range R in the run's units
     tol = column_tolerance * scale
     target = None if target_gap is None else float(target_gap) * scale
-    model = Model(sf, w)
+    model = Model(sf, w, payoff_unit=unit)
     built = time.perf_counter()
     relaxation, found = tuple_relaxation_report(
         sf, w, tuple_bound, max_tuples, time_limit, verbose,
@@ -229,8 +246,10 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     # reaches bounds it too: the reported bound is never above it (the Lagrangian bounds of the
     # MILP's dual bound can be: 197.8 against 14 at zero duals on L3132 max P1)
     reached = sf.terminal_chance > 0
-    payoff_bound = float((payoffs[reached] @ w).max()) if reached.any() else None
-    built_bound = min((b for b in (relaxation.get("upper_bound"), payoff_bound) if b is not None),
+    payoff_bound = float((payoffs[reached] @ w).max()) / unit if reached.any() else None
+    relaxation_bound = (None if relaxation.get("upper_bound") is None
+                        else relaxation["upper_bound"] / unit)
+    built_bound = min((b for b in (relaxation_bound, payoff_bound) if b is not None),
                       default=None)
 
     main_limit = None if time_limit is None else time_limit * (1.0 - BOUND_RESERVE)
@@ -248,7 +267,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     phase, status = 1, None
     history, iterations = [], 0
     # either run's bounds and MILP seconds; the relaxation's duals are the first Wentges centre
-    bounds = RunBounds(built_bound, None if guide is None else found.upper_bound, guide)
+    bounds = RunBounds(built_bound, None if guide is None else relaxation_bound, guide)
     if guide is not None:
         relaxation["seeded_columns"] = seed_columns(model, guide, first, left(), bounds,
                                                     history, start, verbose)
@@ -270,9 +289,9 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         return probs_, plans_, check_, values_, float(np.dot(w, values_))
 
     def measure(mu_: np.ndarray) -> tuple[float, float]:
-        """(objective, independent EFCE gap) of the master's support."""
+        """(objective, independent EFCE gap) of the master's support, in the run's units."""
         summary = summarise(mu_)
-        return summary[4], float(summary[2].gap)
+        return summary[4] / unit, float(summary[2].gap) / unit
 
     elastic = target is not None
     elastic_run = None
@@ -337,7 +356,8 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                 continue
             if proved and upper <= tol:
                 raise SolverError(f"{sf.game.name}: column generation certified no EFCE "
-                                  f"(violation {e:.3g}); numerical trouble in the master LP")
+                                  f"(violation {e * unit:.3g}); numerical trouble in the master "
+                                  f"LP")
             status = "time_limit"
             break
         # phase 2: a bounding round (the MILP at Wentges-smoothed duals; every dual point gives a
@@ -380,7 +400,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         remaining = left(time_limit)
         if remaining is None or remaining > 0:
             exact_lower_bound(model, bounds, measure, tol, remaining)
-    upper_bound, milp_seconds = bounds.upper, bounds.milp_seconds
+    milp_seconds = bounds.milp_seconds
     end_solve = time.perf_counter()
     if mu is None:                       # the time limit came before the first master
         mu, z = np.ones(1), model.costs[0]
@@ -388,13 +408,19 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
         z, mu = last_phase2[0], last_phase2[1]
     k_cols = len(mu)
     probs, plans, check, values, obj = summarise(mu)
-    if elastic and elastic_run["best"] is not None and upper_bound is not None:
+    if elastic and elastic_run["best"] is not None and bounds.upper is not None:
         # the measured μ closest to the target (target_score): at a limit, or when a balanced
         # mix or the best exact EFCE met the target
         other = summarise(elastic_run["best"][1])
-        if (target_score(other[4], other[2].gap, bounds, two_sided)
-                < target_score(obj, check.gap, bounds, two_sided)):
+        if (target_score(other[4] / unit, other[2].gap / unit, bounds, two_sided)
+                < target_score(obj / unit, check.gap / unit, bounds, two_sided)):
             probs, plans, check, values, obj = other
+    # back to the game's payoff units (module docstring of efce_master, payoff_unit)
+    upper_bound = None if bounds.upper is None else bounds.upper * unit
+    lower_bound = None if bounds.lower is None else bounds.lower * unit
+    z = None if z is None else z * unit
+    e = None if e is None else e * unit
+    history = _in_payoff_units(history, unit)
     certificate = Certificate(gain=check.gap, exact=False,
                               deviations="trigger deviations of every player at every sequence, "
                                          "against μ's support (lpgame.analysis."
@@ -402,7 +428,7 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     extra = {"status": status, "phase": phase, "upper_bound": upper_bound,
              "bound_gap": None if upper_bound is None else upper_bound - obj,
              "master_objective": z, "columns": k_cols, "iterations": iterations,
-             "payoff_range": scale, "column_tolerance": column_tolerance,
+             "payoff_range": span, "column_tolerance": column_tolerance,
              "target_gap": target_gap,
              "cuts": model.num_cuts, "milp_seconds": milp_seconds, "history": history,
              "tuple_relaxation": relaxation}
@@ -411,18 +437,18 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
     if elastic:
         # an ε-EFCE, not an exact one: ε is the measured gap (Farina 2023 §10.4's criterion)
         extra.update({"mode": "elastic", "exact_efce": False, "epsilon_efce": True,
-                      "epsilon": float(check.gap), "relative_epsilon": float(check.gap) / scale,
+                      "epsilon": float(check.gap), "relative_epsilon": float(check.gap) / span,
                       "penalty": elastic_run["penalty"], "penalties": elastic_run["penalties"],
                       "master_violation": e, "elastic_seconds": elastic_run["seconds"],
                       "dropped_columns": elastic_run["dropped_columns"],
-                      "lower_bound": bounds.lower, "two_sided_target": two_sided})
+                      "lower_bound": lower_bound, "two_sided_target": two_sided})
         # both sides of "within target of the optimum": L ≤ OPT ≤ U, so max(U − obj, obj − L)
         # bounds |obj − OPT|; None without an exact EFCE among the columns
-        two_sided = (None if bounds.lower is None or upper_bound is None
-                     else max(upper_bound - obj, obj - bounds.lower))
+        two_sided = (None if lower_bound is None or upper_bound is None
+                     else max(upper_bound - obj, obj - lower_bound))
         extra["two_sided_gap"] = two_sided
         extra["two_sided"] = bool(two_sided is not None and target is not None
-                                  and two_sided <= target and check.gap <= target)
+                                  and two_sided <= target * unit and check.gap <= target * unit)
     else:
         extra["mode"] = "two_phase"
     if exact:
@@ -446,6 +472,20 @@ def solve_efce_column_generation(game, objective="welfare", time_limit: float | 
                  "solve": end_solve - built, "milp": milp_seconds,
                  "check": end - end_solve, "total": end - start},
         distribution=distribution, gap_detail=check.to_dict(), extra=extra)
+
+
+PAYOFF_FIGURES = ("master", "objective", "upper_bound", "lower_bound", "bound", "oracle_value",
+                  "oracle_upper", "measured_gap", "lp_score", "exact_objective", "exact_gap")
+"""The history entries' figures in payoff units (the run's units times ``unit``)."""
+
+
+def _in_payoff_units(history: list[dict], unit: float) -> list[dict]:
+    """The run's history with its payoff figures multiplied back by ``unit`` (the payoff unit of
+    the run, a power of two)."""
+    if unit == 1.0:
+        return history
+    return [{k: v * unit if k in PAYOFF_FIGURES and isinstance(v, numbers.Real)
+             and not isinstance(v, bool) else v for k, v in h.items()} for h in history]
 
 
 def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: str | None = None,

@@ -93,7 +93,8 @@ class Model(MasterLP):
         :class:`~lpgame.equilibria.correlated.efce_tuple_relaxation.TriggerDuals`) as a point of
         the compact LP's dual space (:mod:`lpgame.equilibria.correlated.efce_bounds`,
         "Relaxation-guided pricing"): the same rows, made exactly dual feasible by
-        :meth:`flow_feasible`, with y_conv = the relaxation's bound U."""
+        :meth:`flow_feasible`, with y_conv = the relaxation's bound U (in the master's units:
+        the trigger duals are unit-free, U is divided by ``payoff_unit``)."""
         y = np.zeros(self.num_rows)
         for i, (tr, d) in enumerate(zip(self.trees, found.trigger_duals)):
             sorted_key, order = self.dev_key[i]
@@ -105,7 +106,7 @@ class Model(MasterLP):
             y[self.dev_offset[i] + order[pos]] = d.deviation
             y[self.obey_offset[i]:self.obey_offset[i] + tr.num_triggers] = d.obedience
         y = self.flow_feasible(y)
-        y[self.conv_row] = found.upper_bound
+        y[self.conv_row] = found.upper_bound / self.payoff_unit
         return y
 
     def flow_feasible(self, y: np.ndarray) -> np.ndarray:
