@@ -242,6 +242,34 @@ def test_the_server_and_its_children_die_with_their_parent(tmp_path):
     assert _wait_gone(server) and _wait_gone(child)
 
 
+def test_a_sweep_in_a_process_of_one_thread_forks_its_server_which_dies_with_it():
+    import subprocess
+    import sys
+    script = (
+        "import os, signal, threading\n"
+        "from lpgame.sweep import sweep\n"
+        "from lpgame.sweep.forkserver import can_fork_here\n"
+        "assert can_fork_here()\n"
+        "result = sweep('one_card_poker', {'N': '2..4'}, workers=1, progress=False)\n"
+        "from lpgame.sweep.warm import fork_server, shared_pool\n"
+        "from lpgame.sweep.task import WARM_UP_TARGET\n"
+        f"out = shared_pool(WARM_UP_TARGET).run('{HERE}:report')\n"
+        "server = fork_server()\n"
+        "assert out.data['parent'] == server.process.pid != os.getpid(), out\n"
+        "assert out.data['preloaded'], out\n"
+        "assert type(server.process).__name__ == '_ForkedServer'\n"
+        "assert [r['status'] for r in result.rows] == ['solved'] * 3, result.summary()\n"
+        "assert not can_fork_here()       # threads now (the cluster's, the launcher's)\n"
+        "print(server.process.pid, out.pid, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == -9, done.stderr
+    server, child = (int(x) for x in done.stdout.split())
+    assert _wait_gone(server) and _wait_gone(child)
+
+
 def test_closing_a_child_still_being_forked_returns_at_once_and_ends_it_later():
     from lpgame.sweep.warm import close_fork_server
     close_fork_server()

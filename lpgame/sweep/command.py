@@ -145,7 +145,10 @@ def run_sweep_command(args) -> int:
     """Run ``lpgame sweep`` from parsed arguments: the table's summary on standard output."""
     from lpgame.io.json_io import write_json
     from lpgame.sweep.runner import sweep
+    from lpgame.sweep.warm import declare_no_solve_yet
 
+    if _is_command_line():     # a command line solves nothing before its sweep
+        declare_no_solve_yet()
     result = sweep(**sweep_arguments(args))
     text = result.summary()
     if args.json is None:
@@ -160,6 +163,19 @@ def run_sweep_command(args) -> int:
         write_json(obj, args.json)
         print(text)
     return 0
+
+
+def _is_command_line() -> bool:
+    """Whether this process is lpgame's command line (``lpgame``, ``python -m lpgame`` or ``python
+    -m lpgame.sweep.command``), not a program that called this function after solving."""
+    import sys
+
+    main_module = sys.modules.get("__main__")
+    spec = getattr(main_module, "__spec__", None)
+    if spec is not None and spec.name in ("lpgame.__main__", "lpgame.sweep.command"):
+        return True
+    cli = sys.modules.get("lpgame.cli")
+    return cli is not None and getattr(main_module, "main", None) is getattr(cli, "main", 0)
 
 
 def _is_pair(text: str) -> bool:

@@ -7,7 +7,10 @@ parent: no threads, no sockets) imports lpgame, its concepts and :mod:`lpgame.sw
 then **forks** each warm child from itself on request. It never solves anything and starts no
 thread of its own (the BLAS libraries' idle threads, started by importing numpy and scipy, are shut
 down by their own fork handlers), so that forking it is safe; the child starts the solver's threads
-itself, in its warm-up.
+itself, in its warm-up. Where the parent itself runs no other thread and has solved nothing (a
+local sweep in a process of one thread, or ``lpgame sweep``'s command line), the server is instead
+forked from the parent once the parent has imported lpgame's concepts (``ForkServer(fork=True)``,
+:func:`can_fork_here`): lpgame is then imported once, not twice.
 
 The parent talks to it over a Unix socket: ``spawn`` hands it the child's end of the child's pipe
 and the file for its standard error (``SCM_RIGHTS``) with the parent's environment, working
@@ -48,8 +51,16 @@ class ForkServer:
     any thread. ``launch``: how to start a process (``subprocess.Popen`` or a function calling it
     from a thread that lives as long as this process, for ``PR_SET_PDEATHSIG``)."""
 
-    def __init__(self, launch=subprocess.Popen):
+    def __init__(self, launch=subprocess.Popen, fork: bool = False):
         self._socket, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._lock = threading.Lock()
+        self.alive = True
+        if fork:
+            try:
+                self.process = _fork_server(self._socket, server_end)
+            finally:
+                server_end.close()
+            return
         env = dict(os.environ)
         env[PARENT_VARIABLE] = str(os.getpid())
         env["PYTHONPATH"] = os.pathsep.join(
@@ -61,8 +72,6 @@ class ForkServer:
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
         finally:
             server_end.close()
-        self._lock = threading.Lock()
-        self.alive = True
 
     def spawn(self, pipe_fd: int, stderr_fd: int, warm_up: str | None) -> int:
         """Fork a warm child that serves the pipe ``pipe_fd`` (:func:`serve_points`), its standard
@@ -137,7 +146,7 @@ def serve_forks(fd: int) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=fd)
-    _preload()
+    preload()
     while True:
         try:
             message, fds = _receive(sock)
@@ -156,7 +165,52 @@ def serve_forks(fd: int) -> None:
         _send(sock, reply)
 
 
-def _preload() -> None:
+class _ForkedServer:
+    """The process handle of a server forked from this process (as :class:`subprocess.Popen`'s)."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def wait(self) -> None:
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+_NO_SOLVE_YET = [False]
+
+
+def declare_no_solve_yet() -> None:
+    """Say that this process has run no solve (``lpgame sweep``'s command line, which has only
+    imported lpgame and its concepts): the threads it holds are the BLAS libraries' idle ones, and
+    :func:`can_fork_here` may answer True."""
+    _NO_SOLVE_YET[0] = True
+
+
+def can_fork_here() -> bool:
+    """Whether this process may fork the server from itself once it has imported lpgame's
+    concepts: it runs no Python thread but this one, and no other thread of the kernel's count
+    yet (no solver's pool: nothing that a fork would copy half-way; Linux only), or only the BLAS
+    libraries' idle threads (:func:`declare_no_solve_yet`). Those imports start only the BLAS
+    libraries' idle threads, which their own fork handlers shut down at a fork."""
+    if threading.active_count() != 1:
+        return False
+    if _NO_SOLVE_YET[0]:
+        return True
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def preload() -> None:
     """Import what every child needs; a failure leaves it to the children (their first point)."""
     import importlib
     try:
@@ -166,6 +220,29 @@ def _preload() -> None:
         lpgame.concepts()
     except Exception:     # shown again where a child imports it
         pass
+
+
+def _fork_server(parent_end: socket.socket, server_end: socket.socket) -> _ForkedServer:
+    """Fork the server from this process, which has imported what the children need (preload):
+    the module docstring's server without a second import of lpgame."""
+    parent = os.getpid()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid:
+        return _ForkedServer(pid)
+    try:                          # the server: never returns
+        parent_end.close()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        os.environ[PARENT_VARIABLE] = str(parent)
+        serve_forks(server_end.fileno())
+    finally:
+        os._exit(1)
+
+
 
 
 def _fork_child(sock: socket.socket, fds: list[int], warm_up: str, env: dict, cwd: str,

@@ -41,7 +41,13 @@ from lpgame.sweep.points import (
 )
 from lpgame.sweep.table import TableWriter, columns_for, read_table, table_format
 from lpgame.sweep.task import DONE_STATUSES, WARM_UP_TARGET, run_point_task
-from lpgame.sweep.warm import close_shared_pools, fork_server, shared_pool
+from lpgame.sweep.warm import (
+    can_fork_here,
+    close_shared_pools,
+    fork_server,
+    preload,
+    shared_pool,
+)
 
 
 @dataclass
@@ -179,13 +185,20 @@ def sweep(game: str | None = None, grid: dict | list[str] | None = None, *,
         raise OptionError("resume needs the table to resume from (out=PATH, --out PATH)")
     local = client is None and scheduler is None
     warm = local and isolate and not fresh_child
+    # a process that runs no other thread (no solver's) forks the fork server of the warm children
+    # from itself once it has imported lpgame's concepts (imported once, not twice: on 2 cores the
+    # two imports slow each other); otherwise the server, a fresh Python, imports them itself
+    # while this process builds the points, checks the concept and the table, starts the cluster
+    fork = warm and can_fork_here()
     if warm:
-        # the fork server of the warm children imports lpgame while this process builds the
-        # points, checks the concept and the table and starts the cluster
         _require("distributed", "the Dask cluster")
-        fork_server()
+        if not fork:
+            fork_server()
     points = _points(game, grid, files, verify, params, points)
     check_unique(points)
+    if fork:
+        preload()
+        fork_server(fork=True)
     if warm:
         shared_pool(WARM_UP_TARGET).start(workers or os.cpu_count() or 1)
     try:

@@ -40,27 +40,41 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from lpgame.sweep.forkserver import ADDRESS_SPACE_SLACK, ForkServer, peak_rss
+from lpgame.sweep.forkserver import (
+    ADDRESS_SPACE_SLACK,
+    ForkServer,
+    can_fork_here,
+    declare_no_solve_yet,
+    peak_rss,
+    preload,
+)
 from lpgame.sweep.isolation import PROGRESS_VARIABLE, ChildResult
 
-__all__ = ["ADDRESS_SPACE_SLACK", "WarmChild", "WarmPool", "close_fork_server", "close_shared_pools",
-           "fork_server", "shared_pool"]
+__all__ = ["ADDRESS_SPACE_SLACK", "WarmChild", "WarmPool", "can_fork_here", "close_fork_server",
+           "close_shared_pools", "declare_no_solve_yet", "fork_server", "preload", "shared_pool"]
 
 _LAUNCHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lpgame-warm-launcher")
 _SERVER: list[ForkServer] = []
 _SERVER_LOCK = threading.Lock()
 
 
-def fork_server() -> ForkServer:
+def fork_server(fork: bool = False) -> ForkServer:
     """This process's fork server of warm children (:mod:`lpgame.sweep.forkserver`), started on
     first use (a new one if the last has gone) and kept while this process lives: started from a
-    thread that lives as long as this process, so that it dies with the process."""
+    thread that lives as long as this process, so that it dies with the process. ``fork``: fork it
+    from this process, which has imported lpgame's concepts (:func:`preload`) and, having run no
+    other thread before it did (:func:`~lpgame.sweep.forkserver.can_fork_here`), runs no Python
+    thread but this one now (the main thread then, whose end ends the server; the BLAS libraries'
+    idle threads shut down at a fork); otherwise (or if not) a fresh Python that imports them."""
     with _SERVER_LOCK:
         if not _SERVER or not _SERVER[0].alive:
             if _SERVER:
                 _SERVER.pop().close()
-            _SERVER.append(ForkServer(
-                lambda *args, **kwargs: _LAUNCHER.submit(subprocess.Popen, *args, **kwargs).result()))
+            if fork and threading.active_count() == 1:
+                _SERVER.append(ForkServer(fork=True))
+            else:
+                _SERVER.append(ForkServer(
+                    lambda *a, **kw: _LAUNCHER.submit(subprocess.Popen, *a, **kw).result()))
         return _SERVER[0]
 
 
