@@ -214,25 +214,23 @@ def _count(number: int) -> str:
 
 def exact_plan_payoffs(sf, plans) -> list:
     """u_i(π_1, ..., π_n) = Σ_z p_c(z) u_i(z) Π_k π_k[σ_k(z)] over every profile of reduced plans,
-    shape (players, |Π_1|, ..., |Π_n|): in Fractions, or in floats for a game whose float chance
-    probabilities have no exact reading."""
+    shape (players, |Π_1|, ..., |Π_n|): in Fractions
+    (:func:`lpgame.equilibria.correlated.reduced_payoffs.reduced_payoffs_exact`), or summed in
+    floats for a game whose float chance probabilities have no exact reading."""
     import numpy as np
 
+    from lpgame.equilibria.correlated.reduced_payoffs import reduced_payoffs_exact
     from lpgame.errors import InvalidGameError
     try:
-        chance, payoffs = sf.exact_terminal_data()
-        zero = Fraction(0)
+        return reduced_payoffs_exact(sf, plans)
     except InvalidGameError:
-        chance, payoffs, zero = sf.terminal_chance.tolist(), sf.terminal_payoffs.tolist(), 0.0
+        pass
     n = sf.num_players
-    shape = tuple(len(p) for p in plans)
-    table = np.empty((n, *shape), dtype=object)
-    table.fill(zero)
-    for z, (reach, leaf) in enumerate(zip(chance, payoffs)):
+    table = np.zeros((n, *(len(p) for p in plans)), dtype=object)
+    for z, (reach, leaf) in enumerate(zip(sf.terminal_chance.tolist(), sf.terminal_payoffs.tolist())):
         if reach == 0:
             continue
-        rows = [np.flatnonzero(plans[k][:, sf.terminal_sequences[z, k]]) for k in range(n)]
-        block = np.ix_(*rows)
+        block = np.ix_(*[np.flatnonzero(plans[k][:, sf.terminal_sequences[z, k]]) for k in range(n)])
         for i in range(n):
             if leaf[i]:
                 table[i][block] += reach * leaf[i]

@@ -37,7 +37,9 @@ support and to certify it exactly."""
 
 def check_solver_options(options: dict, what: str) -> None:
     """Refuse solver options these concepts do not use: a ``solver`` that gives no vertex (PDLP,
-    Clarabel) and a negative or non-finite ``time_limit``."""
+    Clarabel) and a negative or non-finite ``time_limit``. Through :func:`lpgame.solve` the
+    registry refuses such a ``solver`` first (the concepts declare ``solvers=LP_SOLVERS``); this
+    check serves the public functions called directly."""
     solver = options.get("solver")
     if solver is not None and solver not in LP_SOLVERS:
         raise OptionError(f"{what}: option 'solver' must be one of {', '.join(LP_SOLVERS)} (its "

@@ -78,7 +78,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame.equilibria.correlated.ce_cce import objective_name, objective_weights
-from lpgame.equilibria.general_sum.milp_options import check_mip_gap, check_solver_options
+from lpgame.equilibria.general_sum.milp_options import LP_SOLVERS, check_mip_gap, check_solver_options
 from lpgame.equilibria.general_sum.optimal_nash_proof import (
     OPTIMALITY_TOLERANCE,
     exact_optimality,
@@ -312,7 +312,8 @@ def solve_optimal_nash(sf: SequenceForm, objective="welfare", worst: bool = Fals
                           f"bound; use backend='highs' (got {backend!r})")
     options = _solver_options(options)
     check_solver_options(options, "optimal Nash equilibrium")
-    gap = DEFAULT_MIP_GAP if check_mip_gap(mip_gap) is None else check_mip_gap(mip_gap)
+    gap = check_mip_gap(mip_gap)
+    gap = DEFAULT_MIP_GAP if gap is None else gap
     milp = nash_milp(sf, weights, worst)
     highs_options = _mip_highs_options(milp, gap, options)
     lp_options = {k: v for k, v in options.items() if k != "solver"}
@@ -567,5 +568,5 @@ register(Concept(
         Option("mip_gap", float, None, "MIP gap at which HiGHS stops, a fraction of the "
                "objective's payoff range in [0, 1) (default 0: a proven optimum)"),
     ),
-    backends=("highs",),
+    backends=("highs",), solvers=LP_SOLVERS,
 ))

@@ -63,7 +63,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.equilibria.general_sum.milp_options import check_mip_gap, check_solver_options
+from lpgame.equilibria.general_sum.milp_options import LP_SOLVERS, check_mip_gap, check_solver_options
 from lpgame.equilibria.general_sum.optimal_nash import (
     DEFAULT_MIP_GAP,
     MIP_TOLERANCES,
@@ -491,5 +491,5 @@ register(Concept(
         Option("mip_gap", float, None, "MIP gap at which HiGHS stops (method milp), a fraction "
                "of the leader's payoff range in [0, 1) (default 0: a proven optimum)"),
     ),
-    backends=("highs",),
+    backends=("highs",), solvers=LP_SOLVERS,
 ))
