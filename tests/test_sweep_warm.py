@@ -223,17 +223,11 @@ def test_ctrl_c_does_not_end_the_server_or_its_children(pool):
     assert after.data["parent"] == fork_server().process.pid
 
 
-def test_the_server_and_its_children_die_with_their_parent(tmp_path):
+def _assert_server_and_child_die_with_the_killed_parent(script: str) -> None:
+    """Run ``script`` (it prints the fork server's and a child's pid, then SIGKILLs itself) in a
+    fresh Python and check that both processes are gone afterwards."""
     import subprocess
     import sys
-    script = (
-        "import os, signal\n"
-        "from lpgame.sweep.warm import WarmPool, fork_server\n"
-        "pool = WarmPool()\n"
-        "pool.start(2, wait=True)\n"
-        f"out = pool.run('{HERE}:report')\n"
-        "print(fork_server().process.pid, out.pid, flush=True)\n"
-        "os.kill(os.getpid(), signal.SIGKILL)\n")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
                           text=True, timeout=300)
@@ -242,9 +236,19 @@ def test_the_server_and_its_children_die_with_their_parent(tmp_path):
     assert _wait_gone(server) and _wait_gone(child)
 
 
+def test_the_server_and_its_children_die_with_their_parent(tmp_path):
+    script = (
+        "import os, signal\n"
+        "from lpgame.sweep.warm import WarmPool, fork_server\n"
+        "pool = WarmPool()\n"
+        "pool.start(2, wait=True)\n"
+        f"out = pool.run('{HERE}:report')\n"
+        "print(fork_server().process.pid, out.pid, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n")
+    _assert_server_and_child_die_with_the_killed_parent(script)
+
+
 def test_a_sweep_in_a_process_of_one_thread_forks_its_server_which_dies_with_it():
-    import subprocess
-    import sys
     script = (
         "import os, signal, threading\n"
         "from lpgame.sweep import sweep\n"
@@ -262,12 +266,7 @@ def test_a_sweep_in_a_process_of_one_thread_forks_its_server_which_dies_with_it(
         "assert not can_fork_here()       # threads now (the cluster's, the launcher's)\n"
         "print(server.process.pid, out.pid, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == -9, done.stderr
-    server, child = (int(x) for x in done.stdout.split())
-    assert _wait_gone(server) and _wait_gone(child)
+    _assert_server_and_child_die_with_the_killed_parent(script)
 
 
 def test_closing_a_child_still_being_forked_returns_at_once_and_ends_it_later():
