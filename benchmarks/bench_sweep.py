@@ -2,7 +2,8 @@
 
 Run from the repository root::
 
-    python -m benchmarks.bench_sweep --compare-sequential [--workers 2 4] [--last-n 41] [--repeat 1] [--save]
+    python -m benchmarks.bench_sweep --compare-sequential [--workers 2 4] [--last-n 41] [--repeat 1]
+                                     [--cli] [--save]
 
 The sweep is ``one_card_poker N=2..LAST`` (40 points by default). Each measurement runs in a fresh
 Python process, so that each pays its own imports, as a user's command would:
@@ -13,7 +14,9 @@ Python process, so that each pays its own imports, as a user's command would:
   Dask, starting the local cluster and W warm child processes (:mod:`lpgame.sweep.warm`), every
   point in a child under its memory and time caps, closing the cluster;
 * **sweep, warm**: the same sweep on a cluster and children already started and warm (a
-  sweep on a running ``Client``): what the points themselves cost.
+  sweep on a running ``Client``): what the points themselves cost;
+* with ``--cli``, **command, cold**: ``lpgame sweep one_card_poker N=2..LAST --workers W --quiet``
+  as a user types it (the table written to a temporary file), timed from outside the process.
 
 Printed: the wall-clock seconds of each, the CPU seconds of the process and its children (cold
 runs: what the machine spent), and the ratios of wall-clock time sweep / sequential. The targets
@@ -86,30 +89,59 @@ print(json.dumps({{"seconds": cold, "cpu": cold_cpu, "warm_seconds": warm,
 GOAL = 1.5    # issue 35: a cold sweep on 2 workers within 1.5× of the sequential loop
 
 
-def _run(code: str, tree: Path = REPOSITORY) -> dict:
+def _environment(tree: Path) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tree)] + ([env["PYTHONPATH"]]
                                                        if env.get("PYTHONPATH") else []))
-    done = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, text=True,
-                          capture_output=True, timeout=1800)
+    return env
+
+
+def _run(code: str, tree: Path = REPOSITORY) -> dict:
+    done = subprocess.run([sys.executable, "-c", code], cwd=tree, env=_environment(tree),
+                          text=True, capture_output=True, timeout=1800)
     if done.returncode != 0:
         raise SystemExit(f"benchmark process failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _run_command(last_n: int, workers: int, tree: Path = REPOSITORY) -> dict:
+    """``lpgame sweep`` as a user types it, in a fresh process: wall seconds from outside, and the
+    CPU seconds of the process and all its children."""
+    import resource
+    import tempfile
+    import time
+
+    def cpu_seconds():
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    with tempfile.TemporaryDirectory() as folder:
+        command = [sys.executable, "-m", "lpgame", "sweep", "one_card_poker", f"N=2..{last_n}",
+                   "--workers", str(workers), "--quiet", "--out", str(Path(folder) / "table.csv")]
+        start, cpu = time.perf_counter(), cpu_seconds()
+        done = subprocess.run(command, cwd=tree, env=_environment(tree), text=True,
+                              capture_output=True, timeout=1800)
+        seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    if done.returncode != 0:
+        raise SystemExit(f"lpgame sweep failed:\n{done.stderr[-3000:]}")
+    return {"seconds": seconds, "cpu": cpu}
+
+
 def measure(last_n: int, workers: list[int], repeat: int = 1,
-            trees: dict[str, Path] | None = None) -> list[dict]:
+            trees: dict[str, Path] | None = None, cli: bool = False) -> list[dict]:
     """The rows of the comparison for each tree (``{label: directory holding lpgame/}``, default
-    this repository): the sequential loop, then one cold and warm sweep per worker count; each
-    measurement the fastest of ``repeat`` fresh processes, the trees taking turns."""
+    this repository): the sequential loop, then one cold and warm sweep per worker count (and,
+    with ``cli``, the ``lpgame sweep`` command); each measurement the fastest of ``repeat`` fresh
+    processes, the trees taking turns."""
     trees = trees or {"": REPOSITORY}
     best: dict[tuple[str, str], dict] = {}
     for _ in range(repeat):
         for label, tree in trees.items():
             jobs = [("sequential", _SEQUENTIAL.format(last=last_n))]
             jobs += [(w, _SWEEP.format(last=last_n, workers=w)) for w in workers]
+            jobs += [(("cli", w), None) for w in workers if cli]
             for key, code in jobs:
-                out = _run(code, tree)
+                out = _run(code, tree) if code else _run_command(last_n, key[1], tree)
                 if (label, key) not in best or out["seconds"] < best[label, key]["seconds"]:
                     best[label, key] = out
     rows = []
@@ -127,6 +159,12 @@ def measure(last_n: int, workers: list[int], repeat: int = 1,
             rows.append({"what": f"{prefix}sweep, {w} workers, warm",
                          "seconds": out["warm_seconds"], "ratio": out["warm_seconds"] / sequential,
                          "tree": label, "workers": w})
+        for w in workers if cli else ():
+            out = best[label, ("cli", w)]
+            rows.append({"what": f"{prefix}lpgame sweep command, {w} workers, cold",
+                         "seconds": out["seconds"], "cpu": out["cpu"],
+                         "ratio": out["seconds"] / sequential, "tree": label, "workers": w,
+                         "cold": True, "command": True})
     return rows
 
 
@@ -137,8 +175,9 @@ def verdict(rows: list[dict]) -> list[str]:
     for row in rows:
         if row.get("cold") and row["workers"] == 2:
             met = row["ratio"] <= GOAL
-            lines.append(f"{row['tree'] + ': ' if row['tree'] else ''}goal (2 workers, cold, within "
-                         f"{GOAL:g}x of sequential): {'MET' if met else 'NOT MET'} "
+            what = "the command, " if row.get("command") else ""
+            lines.append(f"{row['tree'] + ': ' if row['tree'] else ''}goal ({what}2 workers, cold, "
+                         f"within {GOAL:g}x of sequential): {'MET' if met else 'NOT MET'} "
                          f"({row['ratio']:.2f}x)")
     return lines or [f"goal (2 workers, cold, within {GOAL:g}x of sequential): not measured "
                      "(give --workers 2)"]
@@ -158,6 +197,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
                         help="also measure the lpgame in DIR (the directory holding lpgame/, e.g. "
                              "an older version), alternating with this one")
+    parser.add_argument("--cli", action="store_true",
+                        help="also time the lpgame sweep command, as a user types it")
+    parser.add_argument("--save", action="store_true",
+                        help="also write the table to benchmarks/results/bench_sweep.json")
     args = parser.parse_args(argv)
     if not args.compare_sequential:
         parser.error("give --compare-sequential (what this benchmark measures)")
@@ -170,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
     points = args.last_n - 1
     print(f"one_card_poker N=2..{args.last_n} ({points} points) on {os.cpu_count()} cores; "
           "each figure from a fresh Python process", flush=True)
-    rows = measure(args.last_n, args.workers, args.repeat, trees)
+    rows = measure(args.last_n, args.workers, args.repeat, trees, cli=args.cli)
     width = max(26, *(len(row["what"]) for row in rows))
     print(f"{'':<{width}} {'wall s':>7} {'CPU s':>6}  wall / sequential", flush=True)
     for row in rows:
@@ -179,6 +222,23 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{row['what']:<{width}} {row['seconds']:7.2f} {cpu}  {ratio}", flush=True)
     for line in verdict(rows):
         print(line, flush=True)
+    if args.save:
+        save(rows, args.last_n, argv)
+
+
+def save(rows: list[dict], last_n: int, argv: list[str] | None) -> None:
+    """Write the table as a benchmark result (:mod:`benchmarks.results_io`)."""
+    from benchmarks import results_io
+
+    table = [[row["what"], round(row["seconds"], 2),
+              round(row["cpu"], 2) if "cpu" in row else None,
+              round(row["ratio"], 2) if "ratio" in row else None] for row in rows]
+    path = results_io.save(results_io.result(
+        "bench_sweep", results_io.command("benchmarks.bench_sweep", argv),
+        ["what", "wall s", "CPU s", "wall / sequential"], table,
+        notes=f"one_card_poker N=2..{last_n} ({last_n - 1} points); each figure from a fresh Python "
+              "process; CPU s of cold runs include the children"))
+    print(f"saved {path}")
 
 
 if __name__ == "__main__":

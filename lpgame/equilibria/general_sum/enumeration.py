@@ -19,13 +19,14 @@ each maximal complete bipartite subgraph (X', Y') of the graph whose edges are t
 equilibria (Avis et al. 2010; what Gambit's and lrsnash's "cliques" report);
 found here as the maximal cliques (networkx) of that graph with each side made complete.
 
-Vertices are enumerated exactly by a graph search over lexicographically feasible bases of
-{v ≥ 0, Cv + s = 1}: perturbing the right-hand side to 1 + (ε, ε², …) makes the polytope simple,
-its bases are the lexicographically feasible bases of the original, every original vertex has one,
-and the graph of a simple polytope is connected, so a breadth-first search with the lexicographic
-minimum-ratio test (:func:`lpgame.lp.pivoting.lexmin_row`) from the slack basis (the vertex 0)
-visits every vertex. Each pivot is an integer (fraction-free) pivot
-(:func:`lpgame.lp.pivoting.integer_pivot`); coordinates are Fractions.
+Vertices are enumerated by a breadth-first search over the lexicographically feasible bases of
+{v ≥ 0, Cv + s = 1} (:mod:`lpgame.equilibria.general_sum.enumeration_vertices`, where the
+formulation and the completeness argument are stated): by default float-first, each basis solved in
+floats with an a posteriori error bound, a decision taken in floats only where the bound separates
+it and in exact integer arithmetic otherwise (near-degenerate bases, ties, near-zero pivots), so
+the search visits exactly the bases of the exact one; each vertex of a reported equilibrium is then
+recomputed in rationals and its labels checked. ``method="exact"`` pivots on integers throughout.
+Coordinates are Fractions either way, and the two methods give identical results.
 
 Why vertex enumeration and not support enumeration: support enumeration solves one linear system
 per pair of equal-size supports and so, on a degenerate game, misses extreme equilibria whose
@@ -45,7 +46,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -53,17 +53,21 @@ import networkx as nx
 import numpy as np
 
 from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, enumerate_reduced_plans, plan_label
+from lpgame.equilibria.general_sum.enumeration_vertices import (
+    VertexSet,
+    certified_vertex_sets,
+    polytope_vertices,
+    vertex_set,
+)
 from lpgame.equilibria.general_sum.lemke import solver_report
 from lpgame.equilibria.profiles import certified_profile
 from lpgame.errors import (
     ConceptMismatchError,
     ExactCheckError,
     ModelTooLargeError,
-    SolverTimeLimitError,
+    OptionError,
 )
 from lpgame.io.json_io import number_to_json, strategies_to_json
-from lpgame.limits import check_prediction
-from lpgame.lp.pivoting import integer_pivot, lexmin_row
 from lpgame.rational import common_denominator
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate, Result, format_number, register_result_kind
@@ -73,78 +77,8 @@ from lpgame.sequence_form import SequenceForm
 #: exponentially in min(|S_1|, |S_2|); 10,000 pure profiles keeps a run of random games to minutes).
 DEFAULT_MAX_PROFILES = 10_000
 
-#: Bytes per entry of a tableau waiting in the search queue (a Python int of a few machine words
-#: and its pointer in the object array); the open tableaux are checked against the memory limit.
-BYTES_PER_TABLE_ENTRY = 80
-
-
-# ------------------------------------------------------------------------------------ vertices
-@dataclass
-class PolytopeVertex:
-    """A vertex v of {v ≥ 0, Cv ≤ 1}: coordinates (Fractions) and which constraints are tight:
-    ``zero[k]`` for v_k = 0, ``tight[j]`` for (Cv)_j = 1."""
-
-    point: tuple
-    zero: np.ndarray
-    tight: np.ndarray
-
-
-def polytope_vertices(matrix: np.ndarray, deadline: float | None = None) -> list[PolytopeVertex]:
-    """Every vertex of { v ∈ R^d : v ≥ 0, C v ≤ 1 } for an integer matrix C > 0 (k × d), exactly.
-
-    Breadth-first search over lexicographically feasible bases of Cv + s = 1 (module docstring).
-    ``matrix`` is a numpy object array of Python integers. Past ``deadline`` (a
-    ``time.perf_counter()`` value) raises :class:`~lpgame.errors.SolverTimeLimitError`.
-    """
-    k, d = matrix.shape
-    table = np.zeros((k, d + k + 1), dtype=object)
-    table[:, :] = 0
-    table[:, :d] = matrix
-    table[np.arange(k), d + np.arange(k)] = 1
-    table[:, d + k] = 1
-    keys = [d + k] + list(range(d, d + k))          # β, then B⁻¹ (the slack columns)
-    basis = tuple(range(d, d + k))                  # the slacks: the vertex v = 0
-    seen = {frozenset(basis)}
-    queue = deque([(table, 1, basis)])
-    vertices: dict[tuple, PolytopeVertex] = {}
-    bytes_per_table = BYTES_PER_TABLE_ENTRY * k * (d + k + 1)
-    popped = 0
-    while queue:
-        if popped % 256 == 0:
-            check_prediction(f"vertex enumeration's open bases ({len(queue):,} tableaux of "
-                             f"{k} × {d + k + 1} integers)", len(queue) * bytes_per_table)
-        if deadline is not None and time.perf_counter() > deadline:
-            raise SolverTimeLimitError(
-                f"vertex enumeration hit the time limit after {len(seen):,} bases and "
-                f"{len(vertices):,} vertices of a polytope in R^{d} with {k} inequalities (plus "
-                f"{d} signs); no equilibrium is certified before both polytopes are complete",
-                status="time limit", size={"rows": k, "cols": d, "nnz": k * d})
-        table, det, basis = queue.popleft()
-        popped += 1
-        values = [Fraction(0)] * (d + k)
-        for row, var in enumerate(basis):
-            values[var] = Fraction(table[row, d + k], det)
-        point = tuple(values[:d])
-        if point not in vertices:
-            zero = np.array([v == 0 for v in values])
-            vertices[point] = PolytopeVertex(point, zero[:d], zero[d:])
-        basic = set(basis)
-        for entering in range(d + k):
-            if entering in basic:
-                continue
-            column = table[:, entering]
-            candidates = np.flatnonzero(column > 0)
-            if len(candidates) == 0:
-                continue
-            row = lexmin_row(table, candidates, column[candidates], keys, exact=True)
-            new_basis = basis[:row] + (entering,) + basis[row + 1:]
-            key = frozenset(new_basis)
-            if key in seen:
-                continue
-            seen.add(key)
-            new_table, new_det = integer_pivot(table, det, row, column.copy())
-            queue.append((new_table, new_det, new_basis))
-    return list(vertices.values())
+#: Vertices of P per block of the label-matching product (a block × |Q| float32 matrix).
+PAIR_BLOCK = 4096
 
 
 def _positive_integer_matrix(matrix: np.ndarray) -> np.ndarray:
@@ -166,35 +100,71 @@ class BimatrixEquilibria:
     nash_subsets: list[tuple[list[int], list[int]]]
     vertices: tuple[int, int]              # vertices of P and Q (0 included)
     seconds: float
+    method: str = "exact"                  # how the vertices were found (VertexSet.method)
+    exact_bases: tuple[int, int] = (0, 0)  # bases of P and Q decided in exact arithmetic
+    bases: tuple[int, int] = (0, 0)        # bases of P and Q visited
 
 
-def bimatrix_extreme_equilibria(a: np.ndarray, b: np.ndarray,
-                                time_limit: float | None = None) -> BimatrixEquilibria:
-    """All extreme equilibria of the bimatrix game (A, B) (Fraction or integer object arrays)."""
+def bimatrix_extreme_equilibria(a: np.ndarray, b: np.ndarray, time_limit: float | None = None,
+                                method: str = "float") -> BimatrixEquilibria:
+    """All extreme equilibria of the bimatrix game (A, B) (Fraction or integer object arrays).
+
+    ``method="float"``: the vertices are enumerated float-first with exact decisions where the
+    floats are unsure, and each reported vertex recomputed and checked in rationals
+    (:func:`~lpgame.equilibria.general_sum.enumeration_vertices.certified_vertices`);
+    ``method="exact"``: integer pivoting throughout. Both give the same answer, exactly.
+    """
+    if method not in ("float", "exact"):
+        raise OptionError(f"enumeration method {method!r}: expected 'float' or 'exact'")
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    m, n = a.shape
     pa, pb = _positive_integer_matrix(np.asarray(a, dtype=object)), \
         _positive_integer_matrix(np.asarray(b, dtype=object))
-    p_vertices = [v for v in polytope_vertices(pb.T.copy(), deadline) if any(v.point)]
-    q_vertices = [v for v in polytope_vertices(pa.copy(), deadline) if any(v.point)]
-    # labels 0..m-1 (player 1's strategies), m..m+n-1 (player 2's): missing-label indicators
-    missing_p = np.array([~np.concatenate([v.zero, v.tight]) for v in p_vertices], dtype=int) \
-        .reshape(len(p_vertices), m + n)
-    missing_q = np.array([~np.concatenate([v.tight, v.zero]) for v in q_vertices], dtype=int) \
-        .reshape(len(q_vertices), m + n)
-    complete = (missing_p @ missing_q.T) == 0          # no label missing on both sides
-    pairs = np.argwhere(complete)
-    used_p = sorted(set(pairs[:, 0].tolist()))
-    used_q = sorted(set(pairs[:, 1].tolist()))
+    matrices = (pb.T.copy(), pa.copy())
+    sets = [None, None] if method == "exact" else certified_vertex_sets(list(matrices), deadline)
+    sets = [vs if vs is not None else _exact_vertices(c, deadline) for c, vs in zip(matrices, sets)]
+    try:
+        found = _complete_pairs(sets, a.shape, start)
+    except ExactCheckError:
+        if method == "exact":
+            raise
+        # a float bound failed its exact check (module docstring): the exact search decides
+        found = _complete_pairs([_exact_vertices(c, deadline) for c in matrices], a.shape, start)
+    return found
+
+
+def _exact_vertices(matrix: np.ndarray, deadline: float | None) -> VertexSet:
+    return vertex_set(matrix, polytope_vertices(matrix, deadline))
+
+
+def _complete_pairs(sets: list[VertexSet], shape: tuple[int, int], start: float) -> BimatrixEquilibria:
+    """The completely labelled pairs of nonzero vertices of P (``sets[0]``) and Q (``sets[1]``)."""
+    m, n = shape
+    p_set, q_set = sets
+    # labels 0..m-1 (player 1's strategies), m..m+n-1 (player 2's): P's variables (x, s) are in
+    # that order already, Q's (y, r) are not
+    p_index = np.flatnonzero(~p_set.zero[:, :m].all(axis=1))         # the vertex 0 left out
+    q_index = np.flatnonzero(~q_set.zero[:, :n].all(axis=1))
+    missing_p = ~p_set.zero[p_index]
+    missing_q = ~np.concatenate([q_set.zero[q_index, n:], q_set.zero[q_index, :n]], axis=1)
+    missing_q_t = missing_q.T.astype(np.float32)
+    pairs = []
+    for lo in range(0, len(p_index), PAIR_BLOCK):                     # no label missing on both sides
+        block = missing_p[lo:lo + PAIR_BLOCK].astype(np.float32) @ missing_q_t
+        pairs.extend((lo + i, j) for i, j in np.argwhere(block == 0).tolist())
+    used_p = sorted({i for i, _ in pairs})
+    used_q = sorted({j for _, j in pairs})
     index_p = {v: k for k, v in enumerate(used_p)}
     index_q = {v: k for k, v in enumerate(used_q)}
-    strategies = [[_normalised(p_vertices[v].point) for v in used_p],
-                  [_normalised(q_vertices[v].point) for v in used_q]]
-    equilibria = sorted((index_p[i], index_q[j]) for i, j in pairs.tolist())
+    strategies = [[_normalised(p_set.point(int(p_index[v]))) for v in used_p],
+                  [_normalised(q_set.point(int(q_index[v]))) for v in used_q]]
+    equilibria = sorted((index_p[i], index_q[j]) for i, j in pairs)
     return BimatrixEquilibria(strategies, equilibria, maximal_nash_subsets(equilibria),
-                              (len(p_vertices) + 1, len(q_vertices) + 1),
-                              time.perf_counter() - start)
+                              (len(p_index) + 1, len(q_index) + 1),
+                              time.perf_counter() - start,
+                              method=" and ".join(sorted({p_set.method, q_set.method})),
+                              exact_bases=(p_set.exact_bases, q_set.exact_bases),
+                              bases=(p_set.bases_visited, q_set.bases_visited))
 
 
 def _normalised(point: tuple) -> tuple:
@@ -364,10 +334,12 @@ def solve_enumeration(game, *, exact: bool = True, backend: str = "highs",
         seconds={"solve": found.seconds, "total": time.perf_counter() - started},
         backend=backend, exact=True, unreached=unreached, plans=rebuilt,
         solver=solver_report(True, "vertex enumeration of the best-response polytopes "
-                                   "(integer pivoting)"),
+                                   f"({found.method})"),
         extra={"equilibria": listed, "nash_subsets": subsets,
                "enumeration": {"method": "vertex enumeration of the best-response polytopes "
-                                         "(lexicographic basis search, integer pivoting)",
+                                         "(lexicographic basis search; float-first with exact "
+                                         "decisions where unsure, or integer pivoting): "
+                                         + found.method,
                                "strategies": [m, n], "vertices": list(found.vertices),
                                "count": len(listed),
                                "source": "Avis, Rosenberg, Savani & von Stengel 2010"}})
