@@ -11,6 +11,8 @@ Modules:
 * :mod:`~lpgame.equilibria.teams.tmecor_lp` — TMECor as one LP (von Stengel–Forges polytope or
   DAG flows); :mod:`~lpgame.equilibria.teams.tmecor_exact` solves it in exact arithmetic with an
   exact saddle-point certificate;
+* :mod:`~lpgame.equilibria.teams.tmecor_learning` — TMECor by regret minimisation on the team
+  belief DAG (PCFR⁺ per belief against the opponent's treeplex, to a target gap);
 * :mod:`~lpgame.equilibria.teams.tmecor_oracle` and
   :mod:`~lpgame.equilibria.teams.tmecor_column_generation` — column generation over joint plans;
 * :mod:`~lpgame.equilibria.teams.tmecor` — the ``tmecor`` concept.

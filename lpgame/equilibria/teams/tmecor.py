@@ -22,6 +22,10 @@ members (TME) only get 1/4 (Lemmas 11.1–11.2).
   is timeable for the team (:mod:`lpgame.equilibria.teams.team_belief_dag`,
   :func:`~lpgame.equilibria.teams.tmecor_lp.belief_dag_lp`; Zhang, Farina & Sandholm 2023; Cor. 11.2). The
   flow is decomposed into pure flows, each a joint pure plan, which is the returned distribution;
+* ``learning`` — regret minimisation (PCFR⁺ or CFR⁺) on the flows of the same DAG against the
+  opponent's treeplex, to a target gap relative to the payoff range
+  (:mod:`lpgame.equilibria.teams.tmecor_learning`; Zhang, Farina & Sandholm 2023; the thesis's
+  "Ours" of Table 11.2). Never chosen by ``auto``;
 * ``column_generation`` — a restricted LP over joint pure plans and a MILP oracle
   (:mod:`lpgame.equilibria.teams.tmecor_column_generation`, :mod:`lpgame.equilibria.teams.tmecor_oracle`;
   Farina, Celli, Gatti & Sandholm 2018/2021), for any team; labelled partial answers at its limits;
@@ -56,6 +60,15 @@ from lpgame.equilibria.teams.tmecor_column_generation import (  # noqa: F401  (r
     master_lp,
 )
 from lpgame.equilibria.teams.tmecor_exact import solve_tmecor_lp_exact
+from lpgame.equilibria.teams.tmecor_learning import (
+    DEFAULT_LEARNING_ITERATIONS,
+    DEFAULT_TARGET_GAP,
+    REGRET_MINIMISERS,
+    build_learning_dag,
+    check_learning_options,
+    flow_marginals,
+    learn_tmecor,
+)
 from lpgame.equilibria.teams.tmecor_lp import belief_dag_lp, tmecor_lp
 from lpgame.equilibria.teams.tmecor_oracle import team_oracle  # noqa: F401  (re-exported)
 from lpgame.equilibria.teams.tmecor_team import Team, make_team, team_plan_space
@@ -71,12 +84,15 @@ from lpgame.sequence_form import SequenceForm
 __all__ = ["TeamResult", "make_team", "solve_tmecor", "team_plan_space", "tmecor_lp",
            "belief_dag_lp", "column_generation", "Team"]
 
-TMECOR_METHODS = ("auto", "lp", "belief_dag", "column_generation")
+TMECOR_METHODS = ("auto", "lp", "belief_dag", "learning", "column_generation")
 ORACLE_FORMULATIONS = ("auto", "pairs", "products")
 AUTO_MAX_DAG_EDGES = 1_000_000
 """``auto`` builds the team belief DAG up to this many prescriptions, else column generation."""
 DEFAULT_MAX_DISTRIBUTION_PLANS = 20_000
 """The belief-DAG flow is decomposed into at most this many joint pure plans."""
+LEARNING_DISTRIBUTION_PLANS = 200
+"""A learned flow (full support) is listed as its first joint pure plans only; the certificate and
+the marginals read the flow itself."""
 
 
 # ---------------------------------------------------------------------------------------- result
@@ -104,6 +120,8 @@ class TeamResult(Result):
         status = self.extra.get("status", "optimal")
         lines = [f"team value (the opponent's loss): {format_number(self.value)}"
                  + ("" if status == "optimal" else
+                    f"   learned: the value lies in [{format_number(lower)}, "
+                    f"{format_number(upper)}]" if status == "converged" else
                     f"   PARTIAL ({status}): the value lies in [{format_number(lower)}, "
                     f"{format_number(upper)}]")]
         dist = self.extra.get("team_distribution")
@@ -174,21 +192,12 @@ def _tree_team(t: Team, team) -> tuple[Team, object]:
     return make_team(compile_game(tree), team), tree
 
 
-def _by_belief_dag(t: Team, team, backend: str, time_limit, opts: dict, extra: dict,
-                   max_edges: int, max_plans: int) -> _Solved:
-    built = time.perf_counter()
-    given = t.sf.game
-    t, tree = _tree_team(t, team)
+def _dag_distribution(t: Team, dag, flow: np.ndarray, omega: np.ndarray, extra: dict,
+                      max_plans: int, re_expanded: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The DAG flow decomposed into joint pure plans (``extra["team_distribution"]``), the
+    realization vector the certificate reads (the decomposition's, or the flow's ω where it
+    stopped early) and the members' marginal plans."""
     sf = t.sf
-    dag = build_team_belief_dag(tree, t.members, max_edges=max_edges)
-    if time_limit is not None:
-        opts["time_limit"] = max(1e-3, float(time_limit) - (time.perf_counter() - built))
-    lp = belief_dag_lp(t, dag)
-    solution = solve_lp(lp, backend=backend, **opts)
-    value = float(lp.objective_scaling.from_unit(solution.objective))
-    flow = np.clip(solution.values("x"), 0.0, None)
-    y = np.clip(solution.duals("opponent_best_response"), 0.0, None)
-    omega = dag.realization(flow)
     decomposing = time.perf_counter()
     lam, strategies = dag.decompose(flow, max_strategies=max_plans)
     member_plans = []
@@ -216,7 +225,7 @@ def _by_belief_dag(t: Team, team, backend: str, time_limit, opts: dict, extra: d
     extra["belief_dag"] = {**dag.size(), "build_seconds": dag.seconds,
                            "decomposition_seconds": time.perf_counter() - decomposing,
                            "joint_plans": int(lam.size), "decomposition_error": mismatch,
-                           "re_expanded": tree is not given}
+                           "re_expanded": re_expanded}
     if not complete:
         # the certificate then reads the flow's realization vector itself
         extra["belief_dag"]["note"] = ("the decomposition stopped before it covered the flow; the "
@@ -224,11 +233,58 @@ def _by_belief_dag(t: Team, team, backend: str, time_limit, opts: dict, extra: d
         reach = omega
     marginals = [lam @ rows if lam.size else np.zeros(sf.num_sequences(i))
                  for rows, i in zip(member_plans, t.members)]
+    return reach, marginals
+
+
+def _by_belief_dag(t: Team, team, backend: str, time_limit, opts: dict, extra: dict,
+                   max_edges: int, max_plans: int) -> _Solved:
+    built = time.perf_counter()
+    given = t.sf.game
+    t, tree = _tree_team(t, team)
+    sf = t.sf
+    dag = build_team_belief_dag(tree, t.members, max_edges=max_edges)
+    if time_limit is not None:
+        opts["time_limit"] = max(1e-3, float(time_limit) - (time.perf_counter() - built))
+    lp = belief_dag_lp(t, dag)
+    solution = solve_lp(lp, backend=backend, **opts)
+    value = float(lp.objective_scaling.from_unit(solution.objective))
+    flow = np.clip(solution.values("x"), 0.0, None)
+    y = np.clip(solution.duals("opponent_best_response"), 0.0, None)
+    omega = dag.realization(flow)
+    reach, marginals = _dag_distribution(t, dag, flow, omega, extra, max_plans, tree is not given)
     extra["status"] = "optimal"
     extra["bounds"] = [value, value]
     size = {**lp.size(), "beliefs": dag.num_beliefs, "prescriptions": dag.num_edges}
     return _Solved(sf, t, value, reach, marginals, y, dag.seconds + solution.seconds, size, lp,
                    solver_report(solution))
+
+
+def _by_learning(t: Team, team, time_limit, extra: dict, max_edges: int, max_plans: int,
+                 target_gap: float, iterations: int, regret_minimiser: str) -> _Solved:
+    """Regret minimisation on the team belief DAG (:mod:`lpgame.equilibria.teams.tmecor_learning`):
+    the averaged flow, its ω (which the certificate reads), its members' marginals and ȳ."""
+    started = time.perf_counter()
+    given = t.sf.game
+    check_learning_options(target_gap, iterations, time_limit, regret_minimiser)
+    t, tree = _tree_team(t, team)
+    dag = build_learning_dag(tree, t.members, max_edges)
+    left = None if time_limit is None else max(1e-3, float(time_limit)
+                                               - (time.perf_counter() - started))
+    run = learn_tmecor(t, dag, target_gap, iterations, left, regret_minimiser)
+    _dag_distribution(t, dag, run.flow, run.team_reach, extra,
+                      min(max_plans, LEARNING_DISTRIBUTION_PLANS), tree is not given)
+    extra["status"] = run.status
+    extra["bounds"] = [run.lower, run.upper]
+    extra["learning"] = {"regret_minimiser": regret_minimiser, "iterations": run.iterations,
+                         "target_gap": target_gap, "relative_gap": run.relative_gap,
+                         "payoff_range": run.payoff_range, "learning_seconds": run.seconds,
+                         "build_seconds": dag.seconds, "history": [list(h) for h in run.history]}
+    size = {"beliefs": dag.num_beliefs, "prescriptions": dag.num_edges}
+    solver = {"name": f"{regret_minimiser.upper()} on the team belief DAG", "backend": "numpy",
+              "crossover": None, "tolerance": target_gap, "exact_certification": False}
+    return _Solved(t.sf, t, run.value, run.team_reach,
+                   flow_marginals(dag, run.flow, t.sf, t.members), run.opponent_plan,
+                   dag.seconds + run.seconds, size, None, solver)
 
 
 def _by_column_generation(t: Team, space, backend: str, tol: float, max_iterations: int,
@@ -281,6 +337,8 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
                  certificate_time_limit: float | None = None,
                  max_dag_edges: int | None = None,
                  max_distribution_plans: int = DEFAULT_MAX_DISTRIBUTION_PLANS,
+                 target_gap: float = DEFAULT_TARGET_GAP,
+                 iterations: int = DEFAULT_LEARNING_ITERATIONS, regret_minimiser: str = "pcfr+",
                  exact: bool = False, **solver_options) -> TeamResult:
     """TMECor of ``team`` (1-based players) against the one other player (module docstring).
 
@@ -298,6 +356,11 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
     ``certificate_time_limit`` bounds the certificate's MILP (used when the team has too many
     joint plans to enumerate); if reached, its dual bound is reported as the team's deviation
     value. ``max_distribution_plans`` caps the decomposition of the belief-DAG flow.
+    ``"learning"``: regret minimisation on the team belief DAG
+    (:mod:`lpgame.equilibria.teams.tmecor_learning`) until the gap of the averages is at most
+    ``target_gap`` × the payoff range, or ``iterations`` / ``time_limit``; ``regret_minimiser``
+    ``"pcfr+"`` or ``"cfr+"``; ``max_dag_edges`` is its node cap. Its ``bounds`` are the
+    certificate's [lower, upper] and its status ``converged``, ``iteration_limit`` or ``time_limit``.
     """
     if method not in TMECOR_METHODS:
         raise OptionError(f"option 'method' of concept 'tmecor' must be one of "
@@ -349,6 +412,10 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
             chosen = "column_generation"
     if chosen == "lp":
         solved = _by_lp(t, space, backend, time_limit, dict(opts), extra)
+    elif chosen == "learning":
+        solved = _by_learning(t, team, time_limit, extra,
+                              DEFAULT_MAX_EDGES if max_dag_edges is None else max_dag_edges,
+                              max_distribution_plans, target_gap, iterations, regret_minimiser)
     elif chosen == "column_generation":
         solved = _by_column_generation(t, space, backend, tol, max_iterations, time_limit,
                                        dict(opts), extra, oracle, seed, relaxation_bound)
@@ -362,6 +429,8 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
     gaps = team_gaps(sf, t.members, o, solved.team_reach, y, value,
                      max_plans=max_certificate_plans, time_limit=certificate_time_limit)
     certificate_seconds = time.perf_counter() - certifying
+    if chosen == "learning":          # the certified interval, not the learner's own measure
+        extra["bounds"] = [gaps.lower, gaps.upper]
     # strategies: the team members' marginal behaviour (the distribution is in extra) and y
     behaviours, unreached = [None] * sf.num_players, [[] for _ in range(sf.num_players)]
     plans_out = [None] * sf.num_players
@@ -466,12 +535,20 @@ register(Concept(
     certificate="the opponent's best response to the team's correlated plan and the team's best "
                 "joint pure plan against the opponent (lpgame.analysis.team_gaps)",
     source="Farina 2023 ch. 11 (eqs. 11.1–11.6, Cor. 11.1, Cor. 11.2); Zhang, Farina & Sandholm "
-           "2023 (team belief DAG); Farina, Celli, Gatti & Sandholm 2018/2021 (column generation)",
+           "2023 (team belief DAG, learning on it); Farina, Celli, Gatti & Sandholm 2018/2021 "
+           "(column generation)",
     options=(
         Option("team", tuple, None, "the team's players, 1-based (e.g. 1,2); the one other "
                "player is the opponent"),
         Option("method", str, "auto", "lp (triangle-free teams), belief_dag (one LP over the "
-               "team belief DAG), column_generation, or auto", choices=TMECOR_METHODS),
+               "team belief DAG), learning (regret minimisation on the team belief DAG), "
+               "column_generation, or auto", choices=TMECOR_METHODS),
+        Option("target_gap", float, DEFAULT_TARGET_GAP, "learning: stop when the certified gap "
+               "is at most this fraction of the team's payoff range"),
+        Option("iterations", int, DEFAULT_LEARNING_ITERATIONS, "learning: iteration limit",
+               minimum=1),
+        Option("regret_minimiser", str, "pcfr+", "learning: pcfr+ (predictive RM+, quadratic "
+               "averaging) or cfr+ (RM+, linear averaging)", choices=REGRET_MINIMISERS),
         Option("max_dag_edges", int, None, "belief_dag: most prescriptions of the team belief DAG "
                f"(default {DEFAULT_MAX_EDGES}; auto: {AUTO_MAX_DAG_EDGES}, then column "
                "generation)", minimum=1),
