@@ -46,7 +46,21 @@ def concepts() -> list[registry.Concept]:
 
 
 def game_info(game) -> GameInfo:
-    """Players, zero-sum or not, normal form or not: what concept dispatch needs."""
+    """Players, zero-sum or not, normal form or not: what concept dispatch needs (read once per
+    game object and kept on it beside its flat index, which does not change)."""
+    held = getattr(game, "__dict__", None)
+    index = getattr(game, "index", None)
+    if held is not None and index is not None:
+        kept = held.get("_lpgame_game_info")
+        if kept is not None and kept[0] is index and kept[1].name == getattr(game, "name", None):
+            return kept[1]
+        info = _game_info(game)
+        held["_lpgame_game_info"] = (index, info)
+        return info
+    return _game_info(game)
+
+
+def _game_info(game) -> GameInfo:
     normal_form = isinstance(game, NormalFormGame)
     if normal_form:
         tree = game.to_extensive()

@@ -45,7 +45,8 @@ def as_game(game) -> IndexedGame:
 
 
 def compile_game(game) -> SequenceForm:
-    """The sequence form of anything :func:`as_game` accepts."""
+    """The sequence form of anything :func:`as_game` accepts (built once per game object:
+    :meth:`SequenceForm.of <lpgame.sequence_form.SequenceForm.of>`)."""
     if isinstance(game, SequenceForm):
         return game
-    return SequenceForm.from_game(as_game(game))
+    return SequenceForm.of(as_game(game))

@@ -55,6 +55,9 @@ OCP(300) and Dudo(4,1,2): a peak of 200–210 bytes per two-player leaf for the 
 CSR arrays (16) and scipy's conversion buffers."""
 
 
+_CACHE_ATTRIBUTE = "_lpgame_sequence_form"
+"""Where :meth:`SequenceForm.of` keeps a game's sequence form on the game object."""
+
 LAZY_STRATEGY_INFOSETS = 200_000
 """From this many information sets a player's strategy is a :class:`BehaviourStrategy` view."""
 
@@ -107,6 +110,8 @@ class SequenceForm:
         self._infoset_levels_cache: dict[int, list] = {}
         self._exact_terminals = None
         self._exact_scaled = None
+        self._index = index
+        self._derived: dict = {}
 
     @classmethod
     def from_game(cls, game: IndexedGame | NormalFormGame) -> SequenceForm:
@@ -116,6 +121,50 @@ class SequenceForm:
             raise InvalidGameError(f"cannot build a sequence form from {type(game).__name__}")
         progress.report("compiling the sequence form")
         return cls(game)
+
+    def __getstate__(self) -> dict:
+        """Pickled without what :meth:`derived` keeps (rebuilt on demand after unpickling)."""
+        state = dict(self.__dict__)
+        state["_derived"] = {}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    @classmethod
+    def of(cls, game: IndexedGame) -> SequenceForm:
+        """The sequence form of ``game``, built once and kept on the game object.
+
+        A game's flat index is built when the game is and not changed afterwards, so its sequence
+        form (and what :meth:`derived` keeps beside it) is reused by every later solve,
+        evaluation or learning run on the same object; a game whose ``index`` was replaced gets a
+        new one.
+        """
+        held = getattr(game, "__dict__", None)
+        cached = held.get(_CACHE_ATTRIBUTE) if held is not None else None
+        if cached is not None and cached._index is game.index:
+            return cached
+        sf = cls.from_game(game)
+        if held is not None:
+            held[_CACHE_ATTRIBUTE] = sf
+        return sf
+
+    def derived(self, key, build, valid=None, keep=None):
+        """``build()`` computed once per sequence form and ``key`` (per-game structures the later
+        stages reuse: the LP of a concept, its solver arrays, best-response layouts); with
+        ``valid``, a kept value for which ``valid(value)`` is false is built again; with ``keep``,
+        a value for which ``keep(value)`` is false is returned without being kept."""
+        try:
+            value = self._derived[key]
+        except KeyError:
+            pass
+        else:
+            if valid is None or valid(value):
+                return value
+        value = build()
+        if keep is None or keep(value):
+            self._derived[key] = value
+        return value
 
     # ------------------------------------------------------------------ leaves (lazy for structured games)
     @property
@@ -271,10 +320,16 @@ class SequenceForm:
 
     def uniform_behaviour(self, player: int) -> np.ndarray:
         """The behaviour that plays every action of an information set j with 1/|A_j|."""
-        p = self.players[player]
-        b = np.ones(p.num_sequences)
-        b[1:] = 1.0 / np.repeat(p.infoset_num_actions, p.infoset_num_actions)
-        return b
+        return self._uniform(player).copy()
+
+    def _uniform(self, player: int) -> np.ndarray:
+        def build():
+            p = self.players[player]
+            b = np.ones(p.num_sequences)
+            b[1:] = 1.0 / np.repeat(p.infoset_num_actions, p.infoset_num_actions)
+            b.flags.writeable = False
+            return b
+        return self.derived(("uniform_behaviour", player), build)
 
     def plan_from_behaviour(self, player: int, behaviour: np.ndarray) -> np.ndarray:
         """Realization plan x with x[ja] = x[p_j] · b[ja] (Farina 2023, L753)."""
@@ -318,19 +373,21 @@ class SequenceForm:
         uniform and the set is reported in the returned mask.
         """
         p = self.players[player]
-        x = np.clip(np.asarray(plan, dtype=float), 0.0, None)
-        b = np.ones(p.num_sequences)
+        x = np.maximum(np.asarray(plan, dtype=float), 0.0)
+        b = np.empty(p.num_sequences)
+        b[0] = 1.0
         if p.num_infosets == 0:
             return b, np.zeros(0, dtype=bool)
-        counts = p.infoset_num_actions
-        first = p.infoset_first_seq
         block = x[1:]
-        sums = np.add.reduceat(block, first - 1)
+        sums = np.add.reduceat(block, p.infoset_first_seq - 1)
         unreached = sums <= tol
-        safe = np.where(unreached, 1.0, sums)
-        probs = block / np.repeat(safe, counts)
-        probs = np.where(np.repeat(unreached, counts), self.uniform_behaviour(player)[1:], probs)
-        b[1:] = probs
+        owner = np.asarray(p.seq_infoset)[1:]            # information set of each sequence
+        if unreached.any():
+            lost = unreached[owner]
+            b[1:] = block / np.where(unreached, 1.0, sums)[owner]
+            b[1:][lost] = self._uniform(player)[1:][lost]
+        else:
+            np.divide(block, sums[owner], out=b[1:])
         return b, unreached
 
     def behaviour_from_plan_exact(self, player: int, plan) -> tuple[list[Fraction], list[bool]]:

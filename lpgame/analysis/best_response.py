@@ -70,6 +70,16 @@ def best_response(sf: SequenceForm, player: int, plans: list[np.ndarray],
                                                                  sign))
 
 
+def best_response_value(sf: SequenceForm, player: int, plans: list[np.ndarray]) -> float:
+    """The value of :func:`best_response` alone: the same recursion (module docstring), without
+    recording which action attains each maximum (what a certificate needs, at half the work)."""
+    total = np.array(sequence_payoffs(sf, player, plans), dtype=float)   # g, then + children
+    parent = sf.players[player].infoset_parent_seq
+    for js, seqs, starts in sf.infoset_levels(player):
+        np.add.at(total, parent[js], np.maximum.reduceat(total[seqs], starts))
+    return float(total[0])
+
+
 def best_response_to_payoffs(sf: SequenceForm, player: int, g: np.ndarray,
                              preference: np.ndarray | None = None,
                              tie_tolerance: float = 0.0) -> BestResponse:

@@ -29,7 +29,7 @@ import numpy as np
 
 from lpgame.analysis.exploitability import evaluate_plans
 from lpgame.errors import LpgameError
-from lpgame.learning.treeplex import PlayerTreeplex
+from lpgame.learning.treeplex import PlayerTreeplex, SequencePayoffs
 from lpgame.progress import report as progress_report
 from lpgame.sequence_form import SequenceForm
 
@@ -144,19 +144,25 @@ class CFRSkeleton(Learner):
         self.behaviours = [tp.uniform.copy() for tp in self.treeplexes]
         self.plans = [tp.plan(b) for tp, b in zip(self.treeplexes, self.behaviours)]
         self.cumulative = [np.zeros(tp.num_sequences) for tp in self.treeplexes]
+        self._payoffs = None
 
     # ------------------------------------------------------------------ hooks
     def sequence_payoffs(self, player: int, plans: list[np.ndarray], t: int) -> np.ndarray:
         """g_i against ``plans`` (exact here; sampled estimates in the Monte Carlo variants)."""
-        from lpgame.learning.treeplex import sequence_payoffs_on
-        return sequence_payoffs_on(self.sf, player, plans)
+        if self._payoffs is None:       # built at first use: the sampling variants never need it
+            self._payoffs = SequencePayoffs(self.sf)
+        return self._payoffs(player, plans)
 
     def average_weight(self, t: int) -> float:
         """w_t of iteration t in the average strategy (1: uniform averaging)."""
         return 1.0
 
     def accumulate_average(self, player: int, t: int) -> None:
-        self.cumulative[player] += self.average_weight(t) * self.plans[player]
+        weight = self.average_weight(t)
+        if weight == 1.0:
+            self.cumulative[player] += self.plans[player]
+        else:
+            self.cumulative[player] += weight * self.plans[player]
 
     def update_regrets(self, player: int, regrets: np.ndarray, instantaneous: np.ndarray,
                        t: int) -> np.ndarray:
@@ -169,10 +175,8 @@ class CFRSkeleton(Learner):
 
     # ------------------------------------------------------------------ loop
     def _observe(self, player: int, plans: list[np.ndarray], t: int) -> np.ndarray:
-        tp = self.treeplexes[player]
         g = self.sequence_payoffs(player, plans, t)
-        q, V = tp.counterfactual_values(g, self.behaviours[player])
-        return tp.instantaneous_regrets(q, V)
+        return self.treeplexes[player].regrets(g, self.behaviours[player])
 
     def _apply(self, player: int, instantaneous: np.ndarray, t: int) -> None:
         self.accumulate_average(player, t)

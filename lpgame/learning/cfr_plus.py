@@ -29,4 +29,8 @@ class CFRPlus(CFRSkeleton):
         return float(max(t - self.delay, 0))
 
     def update_regrets(self, player, regrets, instantaneous, t):
-        return np.maximum(regrets + instantaneous, 0.0)
+        updated = regrets + instantaneous
+        return np.maximum(updated, 0.0, out=updated)
+
+    def next_behaviour(self, player, instantaneous, t):
+        return self.treeplexes[player].regret_matching(self.regrets[player], nonnegative=True)

@@ -32,4 +32,4 @@ class PredictiveCFRPlus(CFRSkeleton):
 
     def next_behaviour(self, player, instantaneous, t):
         predicted = np.maximum(self.regrets[player] + instantaneous, 0.0)
-        return self.treeplexes[player].regret_matching(predicted)
+        return self.treeplexes[player].regret_matching(predicted, nonnegative=True)

@@ -16,6 +16,19 @@ counterfactual value of j, and r[ja] = q[ja] − V(j) the instantaneous counterf
 One depth level of i's tree is one numpy step (``add.reduceat`` over the contiguous action blocks),
 exactly as in :mod:`lpgame.analysis.best_response`.
 
+**Small treeplexes** (at most :data:`DENSE_SEQUENCES` sequences, e.g. Kuhn poker) run the same
+recursions as products with fixed dense matrices, a few numpy calls per update instead of several
+per level: with P[σ, ja] = 1 where σ = p_j and W[ja, jb] = 1 for two sequences of one information
+set (W[∅, ∅] = 1),
+
+    q ← g + P (b ∘ q)  (D − 1 times, D the depth of i's tree),    r = q − W (b ∘ q),
+
+(after D − 1 steps q is exact at every sequence but ∅, which has no regret)
+
+and the plan x ← b ∘ x[parent] (D − 1 times from x = b), the regret-matching sums W R⁺. The
+sequence payoffs of two-player games with few sequence pairs are one product g_1 = U_1 y with the
+dense payoff matrix (:class:`SequencePayoffs`).
+
 **Regret matching at every information set at once** (Hart & Mas-Colell 2000; Rojas Linárez 2020,
 eq. 5.10): b[ja] = R⁺[ja] / Σ_b R⁺[jb], uniform where Σ_b R⁺[jb] = 0.
 
@@ -36,6 +49,12 @@ from lpgame.errors import InvalidGameError
 from lpgame.game.tree import Game
 from lpgame.sequence_form import SequenceForm
 
+DENSE_SEQUENCES = 64
+"""A player with at most this many sequences gets the small-treeplex path of
+:class:`PlayerTreeplex`: the level-by-level recursions as products with fixed dense |Σ| × |Σ|
+matrices (a few numpy calls an update, whatever the depth structure), instead of several calls per
+level, which on Kuhn poker cost more than the arithmetic."""
+
 
 class PlayerTreeplex:
     """One player's information sets and sequences as arrays, and the vectorised operations on them."""
@@ -54,21 +73,45 @@ class PlayerTreeplex:
         self.levels = sf.infoset_levels(player)                          # deepest first
         self.uniform = sf.uniform_behaviour(player)
         self._ends = self.block_starts + self.counts - 1
+        self._owner = self.seq_infoset[1:]                               # infoset of each seq 1..
+        self.depth = len(self.levels)
+        # the parent sequence of every sequence (∅ its own parent): x[σ] = b[σ] · x[parent[σ]]
+        self._parent_seq = np.zeros(self.num_sequences, dtype=np.int64)
+        self._parent_seq[1:] = self.parent[self._owner]
+        self.dense = 0 < self.num_infosets and self.num_sequences <= DENSE_SEQUENCES
+        if self.dense:
+            n = self.num_sequences
+            seqs = np.arange(1, n)
+            # P[σ, ja] = 1 where σ = p_j: q = g + P (b ∘ q) is the recursion of the module docstring
+            self._children = np.zeros((n, n))
+            self._children[self._parent_seq[1:], seqs] = 1.0
+            # W[ja, jb] = 1 for sequences of one information set (and W[∅, ∅] = 1): W (b ∘ q) is
+            # V(j) spread over j's sequences, W R⁺ the sums of regret matching
+            self._siblings = np.zeros((n, n))
+            self._siblings[0, 0] = 1.0
+            same = self._owner[:, None] == self._owner[None, :]
+            self._siblings[1:, 1:] = same
 
     def spread(self, per_infoset: np.ndarray) -> np.ndarray:
         """A per-information-set array repeated over each set's sequences (length |Σ| − 1)."""
-        return np.repeat(per_infoset, self.counts)
+        return per_infoset[self._owner]
 
     # ------------------------------------------------------------------ regret matching
-    def regret_matching(self, regrets: np.ndarray) -> np.ndarray:
-        """Behaviour b[ja] = R⁺[ja] / Σ_b R⁺[jb] (uniform where no regret is positive)."""
+    def regret_matching(self, regrets: np.ndarray, nonnegative: bool = False) -> np.ndarray:
+        """Behaviour b[ja] = R⁺[ja] / Σ_b R⁺[jb] (uniform where no regret is positive);
+        ``nonnegative``: the regrets are clipped already (CFR+), R⁺ = R."""
         b = self.uniform.copy()
         if not self.num_infosets:
             return b
+        if self.dense:            # one small matrix product for the sums (see __init__)
+            positive = regrets if nonnegative else np.maximum(regrets, 0.0)
+            sums = self._siblings.dot(positive)
+            np.divide(positive, sums, out=b, where=sums > 0.0)
+            b[0] = 1.0
+            return b
         positive = np.maximum(regrets[1:], 0.0)
-        sums = self.spread(np.add.reduceat(positive, self.block_starts))
-        has = sums > 0.0
-        b[1:][has] = positive[has] / sums[has]
+        sums = np.add.reduceat(positive, self.block_starts)[self._owner]
+        np.divide(positive, sums, out=b[1:], where=sums > 0.0)
         return b
 
     def normalise(self, weights: np.ndarray) -> np.ndarray:
@@ -88,6 +131,20 @@ class PlayerTreeplex:
             np.add.at(q, self.parent[js], values)
         return q, V
 
+    def regrets(self, g: np.ndarray, behaviour: np.ndarray) -> np.ndarray:
+        """r[ja] = q[ja] − V(j) (0 at ∅) for sequence payoffs ``g``: :meth:`counterfactual_values`
+        and :meth:`instantaneous_regrets` in one step; on a small treeplex (:data:`DENSE_SEQUENCES`)
+        as ``depth`` − 1 products with the fixed matrix P of q = g + P (b ∘ q) (enough for every
+        sequence but ∅, whose regret is 0), then r = q − W (b ∘ q)."""
+        if not self.dense:
+            q, V = self.counterfactual_values(g, behaviour)
+            return self.instantaneous_regrets(q, V)
+        children = self._children
+        q = g
+        for _ in range(self.depth - 1):     # exact below ∅ after depth − 1 steps (q[∅] unused)
+            q = g + children.dot(behaviour * q)
+        return q - self._siblings.dot(behaviour * q)
+
     def instantaneous_regrets(self, q: np.ndarray, values: np.ndarray) -> np.ndarray:
         """r[ja] = q[ja] − V(j) (0 at ∅), with V = ``values`` per information set."""
         r = np.zeros(self.num_sequences)
@@ -97,8 +154,16 @@ class PlayerTreeplex:
 
     # ------------------------------------------------------------------ plans
     def plan(self, behaviour: np.ndarray) -> np.ndarray:
-        """Realization plan x[ja] = x[p_j] b[ja] (top-down, one numpy step per level)."""
-        return self.sf.plan_from_behaviour(self.player, behaviour)
+        """Realization plan x[ja] = x[p_j] b[ja] (top-down, one numpy step per level; on a small
+        treeplex x ← b ∘ x[parent], ``depth`` times, fewer and cheaper steps)."""
+        b = np.asarray(behaviour, dtype=float)
+        if not self.dense or b[0] != 1.0:
+            return self.sf.plan_from_behaviour(self.player, behaviour)
+        x = b
+        parent = self._parent_seq
+        for _ in range(self.depth - 1):
+            x = b * x[parent]
+        return x.copy() if x is b else x
 
     # ------------------------------------------------------------------ sampling
     def sample_pure(self, behaviour: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -221,6 +286,43 @@ def leaf_weights(sf: SequenceForm, player: int, plans: list[np.ndarray],
         if k != player:
             weight *= x[sf.terminal_sequences[leaves, k]]
     return leaves, weight
+
+
+class SequencePayoffs:
+    """g_i against the others' full plans, for every player i, with the per-game data kept: the
+    leaves' chance-weighted payoffs p_c(z) u_i(z) and, for two players with at most
+    :data:`DENSE_PAYOFF_ENTRIES` sequence pairs, the dense sequence-form payoff matrix U_i, so that
+    g_1 = U_1 y and g_2 = U_2ᵀ x are one product each (:func:`sequence_payoffs_on` recomputes
+    these per call, as the sampling variants need)."""
+
+    def __init__(self, sf: SequenceForm):
+        self.sf = sf
+        n = sf.num_players
+        self.sizes = [sf.num_sequences(i) for i in range(n)]
+        self.columns = [np.ascontiguousarray(sf.terminal_sequences[:, k]) for k in range(n)]
+        chance = sf.terminal_chance
+        self.weights = [chance * sf.terminal_payoffs[:, i] for i in range(n)]
+        self.matrices = None
+        if n == 2 and self.sizes[0] * self.sizes[1] <= DENSE_PAYOFF_ENTRIES:
+            self.matrices = []
+            for i in range(2):
+                U = np.zeros((self.sizes[0], self.sizes[1]))
+                np.add.at(U, (self.columns[0], self.columns[1]), self.weights[i])
+                self.matrices.append(U if i == 0 else np.ascontiguousarray(U.T))
+
+    def __call__(self, player: int, plans: list[np.ndarray]) -> np.ndarray:
+        if self.matrices is not None:
+            return self.matrices[player].dot(plans[1 - player])
+        weight = self.weights[player]
+        for k, x in enumerate(plans):
+            if k != player:
+                weight = weight * x[self.columns[k]]
+        return np.bincount(self.columns[player], weights=weight, minlength=self.sizes[player])
+
+
+DENSE_PAYOFF_ENTRIES = 4096
+"""Two-player games with at most this many pairs of sequences (|Σ_1| · |Σ_2|) keep their payoff
+matrices dense in :class:`SequencePayoffs`: one matrix-vector product per update."""
 
 
 def sequence_payoffs_on(sf: SequenceForm, player: int, plans: list[np.ndarray],

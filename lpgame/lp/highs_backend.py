@@ -10,7 +10,8 @@ as in :mod:`lpgame.lp.solution`, to warm-start the simplex) and any raw HiGHS op
 ``highs_options``.
 HiGHS can postsolve only a basic solution, so presolve is off by default where the answer is not
 basic (PDLP, and the interior-point method with ``run_crossover`` off): with presolve on, HiGHS
-reports status "Unknown" even on Kuhn poker. A status
+reports status "Unknown" even on Kuhn poker. It is off by default on small LPs too
+(:data:`SMALL_LP_NONZEROS`), where it costs more than it saves. A status
 other than optimal raises :class:`~lpgame.errors.SolverError` with HiGHS's status text and the model
 size; a time limit raises :class:`~lpgame.errors.SolverTimeLimitError` carrying the objective
 value HiGHS had reached.
@@ -134,7 +135,14 @@ def report_progress(h: highspy.Highs, what: str, verbose: bool = False) -> None:
 
 
 def _to_highs_lp(lp: LinearProgram, assembled: Assembled | None = None) -> highspy.HighsLp:
-    m = lp.assemble() if assembled is None else assembled
+    """The model in HiGHS's form (column-wise CSC arrays). Without ``assembled`` it is made once per
+    model and kept (:meth:`LinearProgram.memo`): ``passModel`` copies it into each instance."""
+    if assembled is None:
+        return lp.memo("highs_lp", lambda: _highs_lp_of(lp.assemble()))
+    return _highs_lp_of(assembled)
+
+
+def _highs_lp_of(m: Assembled) -> highspy.HighsLp:
     model = highspy.HighsLp()
     model.num_col_ = m.A.shape[1]
     model.num_row_ = m.A.shape[0]
@@ -229,17 +237,57 @@ def highs_settings(solver: str | None = None, threads: int | None = None,
     return settings
 
 
+_PLAIN_HIGHS = getattr(getattr(highspy, "_core", None), "_Highs", highspy.Highs)
+"""highspy's compiled HiGHS class without the Python layer over it: ``highspy.Highs`` adds
+callbacks (enabled at construction, called from the solver) and the modelling language, neither
+of which a solve without a progress reporter uses; on a tiny LP that layer is a tenth of the run."""
+
+
 def build_highs(lp: LinearProgram, settings: dict,
-                assembled: Assembled | None = None) -> highspy.Highs:
+                assembled: Assembled | None = None, plain: bool = False) -> highspy.Highs:
     """A HiGHS instance with ``settings`` applied (``output_flag`` off unless named) and ``lp``
-    passed in (from ``assembled``, ``lp.assemble()``, where the caller has it already)."""
-    h = highspy.Highs()
+    passed in (from ``assembled``, ``lp.assemble()``, where the caller has it already).
+    ``plain`` builds highspy's compiled class alone (:data:`_PLAIN_HIGHS`: no callbacks, so no
+    progress reports)."""
+    h = _PLAIN_HIGHS() if plain else highspy.Highs()
+    _apply_settings(h, settings)
+    h.passModel(_to_highs_lp(lp, assembled))
+    return h
+
+
+def _apply_settings(h: highspy.Highs, settings: dict) -> None:
     h.setOptionValue("output_flag", bool(settings.get("output_flag", False)))
     for key, value in settings.items():
         if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
             raise SolverError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
-    h.passModel(_to_highs_lp(lp, assembled))
+
+
+IDLE_INSTANCES = 2
+"""How many solved HiGHS instances a small LP keeps for its next solves (:func:`_reused_highs`)."""
+
+
+def _reused_highs(lp: LinearProgram, settings: dict) -> highspy.Highs:
+    """A plain HiGHS instance holding ``lp`` with ``settings``: one kept from an earlier solve of
+    the same model, its solution and basis cleared (``clearSolver``, so the run starts cold, as a
+    new instance would) and its options reset, or a new one. On Kuhn poker this halves HiGHS's
+    share (no construction, no model copy, buffers already allocated). Instances are taken from
+    and given back to the model's list (:func:`_give_back`) one at a time, so threads that solve
+    the same model never share one. Not under a time limit (HiGHS's clock is the instance's)."""
+    idle = lp.memo("highs_instances", list)
+    try:
+        h = idle.pop()
+    except IndexError:
+        return build_highs(lp, settings, plain=True)
+    h.clearSolver()
+    h.resetOptions()
+    _apply_settings(h, settings)
     return h
+
+
+def _give_back(lp: LinearProgram, h: highspy.Highs) -> None:
+    idle = lp.memo("highs_instances", list)
+    if len(idle) < IDLE_INSTANCES:
+        idle.append(h)
 
 
 def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None, start: float,
@@ -249,6 +297,30 @@ def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None
     for (time limit, refusal, anything not optimal); ``start`` is the run's perf_counter start."""
     seconds = time.perf_counter() - start
     status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        _refuse(h, lp, status, time_limit, what, run_status, settings)
+    sol = h.getSolution()
+    info = h.getInfo()
+    col_basis = row_basis = None
+    basis = h.getBasis()
+    if basis.valid:
+        col_basis = np.array([s.value for s in basis.col_status], dtype=np.int8)
+        row_basis = np.array([s.value for s in basis.row_status], dtype=np.int8)
+    return LPSolution(
+        lp=lp, backend="highs", status="optimal",
+        objective=float(info.objective_function_value),
+        col_values=np.asarray(sol.col_value, dtype=float),
+        row_duals=np.asarray(sol.row_dual, dtype=float),
+        col_basis=col_basis, row_basis=row_basis, seconds=seconds,
+        info={"simplex_iterations": int(info.simplex_iteration_count),
+              "ipm_iterations": int(info.ipm_iteration_count),
+              "solver": ran_solver(h, col_basis is not None, info)},
+    )
+
+
+def _refuse(h: highspy.Highs, lp: LinearProgram, status, time_limit: float | None, what: str,
+            run_status, settings: dict | None) -> None:
+    """Raise the error that a model status other than optimal calls for (:func:`basic_solution`)."""
     text = h.modelStatusToString(status)
     size = lp.size()
     if status == highspy.HighsModelStatus.kTimeLimit:
@@ -264,36 +336,16 @@ def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None
             f"{what} refused to solve LP {lp.name!r} ({size['rows']} rows, {size['cols']} "
             f"columns, {size['nnz']} nonzeros) before starting: an inconsistent option? "
             f"Options: {settings}", status=text, size=size)
-    if status != highspy.HighsModelStatus.kOptimal:
-        raise SolverError(
-            f"{what} returned status {text!r} on LP {lp.name!r} with {size['rows']} rows, "
-            f"{size['cols']} columns, {size['nnz']} nonzeros", status=text, size=size)
-    sol = h.getSolution()
-    info = h.getInfo()
-    col_basis = row_basis = None
-    basis = h.getBasis()
-    if basis.valid:
-        col_basis = np.fromiter(map(int, basis.col_status), dtype=np.int8,
-                                count=len(basis.col_status))
-        row_basis = np.fromiter(map(int, basis.row_status), dtype=np.int8,
-                                count=len(basis.row_status))
-    return LPSolution(
-        lp=lp, backend="highs", status="optimal",
-        objective=float(info.objective_function_value),
-        col_values=np.asarray(sol.col_value, dtype=float),
-        row_duals=np.asarray(sol.row_dual, dtype=float),
-        col_basis=col_basis, row_basis=row_basis, seconds=seconds,
-        info={"simplex_iterations": int(info.simplex_iteration_count),
-              "ipm_iterations": int(info.ipm_iteration_count),
-              "solver": ran_solver(h, col_basis is not None)},
-    )
+    raise SolverError(
+        f"{what} returned status {text!r} on LP {lp.name!r} with {size['rows']} rows, "
+        f"{size['cols']} columns, {size['nnz']} nonzeros", status=text, size=size)
 
 
-def ran_solver(h: highspy.Highs, basic: bool) -> dict:
+def ran_solver(h: highspy.Highs, basic: bool, info=None) -> dict:
     """Which of HiGHS's solvers ran (read from its iteration counts, not from the options asked
     for), whether the answer is a basic solution (crossover ran after an interior point), and the
-    feasibility tolerance it was solved to."""
-    info = h.getInfo()
+    feasibility tolerance it was solved to (``info``: HiGHS's info, read again when not given)."""
+    info = h.getInfo() if info is None else info
     pdlp = int(getattr(info, "pdlp_iteration_count", 0) or 0)
     ipm = int(info.ipm_iteration_count)
     crossover = int(getattr(info, "crossover_iteration_count", 0) or 0)
@@ -413,6 +465,15 @@ def polish_basis(h: highspy.Highs, lp: LinearProgram, solution: LPSolution,
     return polished
 
 
+SMALL_LP_NONZEROS = 2000
+"""An LP with at most this many nonzeros is solved without presolve unless ``presolve`` or a
+``time_limit`` is named: on a small model presolve and postsolve cost more than they save (on Kuhn
+poker, 20 × 20 with 68 nonzeros, they take 40 % of HiGHS's run). Under a time limit presolve stays
+on: it often solves a small LP outright, before the simplex's first check of the clock (a
+restricted double-oracle LP of Dudo given 1 ms: never stopped with presolve, 15 % of the runs
+without it on a loaded machine)."""
+
+
 def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None = None,
                 time_limit: float | None = None, presolve: bool | None = None,
                 highs_options: dict | None = None, verbose: bool = False,
@@ -447,13 +508,21 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
         return solution
     if mip_gap is not None:
         raise SolverError(f"LP {lp.name!r}: mip_gap applies to models with integer variables only")
-    if starting_basis is not None and presolve is None:
+    if presolve is None and (starting_basis is not None
+                             or (time_limit is None and lp.size()["nnz"] <= SMALL_LP_NONZEROS)):
         presolve = False
     settings = highs_settings(solver, threads, time_limit, presolve, highs_options)
     start = time.perf_counter()
-    h = build_highs(lp, {"output_flag": bool(verbose), **settings})
-    chosen = settings.get("solver", "choose")
-    report_progress(h, "HiGHS" if chosen == "choose" else f"HiGHS {chosen}", verbose)
+    listening = verbose or progress.listening() is not None
+    reuse = (not listening and starting_basis is None and threads is None and time_limit is None
+             and lp.size()["nnz"] <= SMALL_LP_NONZEROS)
+    if reuse:
+        h = _reused_highs(lp, {"output_flag": False, **settings})
+    else:
+        h = build_highs(lp, {"output_flag": bool(verbose), **settings}, plain=not listening)
+    if listening:
+        chosen = settings.get("solver", "choose")
+        report_progress(h, "HiGHS" if chosen == "choose" else f"HiGHS {chosen}", verbose)
     if starting_basis is not None:
         set_starting_basis(h, *starting_basis)
     build_seconds = time.perf_counter() - start
@@ -461,6 +530,8 @@ def solve_highs(lp: LinearProgram, solver: str = "choose", threads: int | None =
     solution = basic_solution(h, lp, time_limit, start, run_status=run_status, settings=settings)
     if polish and solution.has_basis and not TOLERANCE_OPTIONS & set(highs_options or {}):
         solution = polish_basis(h, lp, solution, time_limit, start)
+    if reuse:           # everything is read out of h: another solve of lp may have it
+        _give_back(lp, h)
     solution.info.update({"build_seconds": build_seconds,
                           "solve_seconds": solution.seconds - build_seconds})
     return solution

@@ -25,6 +25,7 @@ binary blocks as {0,1}ⁿ.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -36,7 +37,13 @@ from lpgame.errors import LpgameError
 from lpgame.lp.scaling import IDENTITY, PayoffScaling
 from lpgame.rational import RationalMatrix, as_rational, as_scipy, binary_fractions, distinct_map
 
+KEEP_NONZEROS = 100_000
+"""Models with at most this many nonzeros keep what is derived from them (:meth:`LinearProgram.memo`:
+the assembled arrays, a solver's copy) for the next solve; larger ones, whose set-up is small
+beside their solve, build it again rather than hold a second copy of the matrix."""
+
 SENSES = ("==", "<=", ">=")
+_BETWEEN = object()     # separates the kinds of blocks in LinearProgram.structure
 VARIABLE_KINDS = ("continuous", "binary", "integer")
 
 
@@ -107,6 +114,48 @@ class LinearProgram:
     objective_scaling: PayoffScaling = IDENTITY
     """How the objective's payoffs were put in unit range (:mod:`lpgame.lp.scaling`): the optimum
     in the game's units is ``objective_scaling.from_unit(optimum)``."""
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _memo_key: tuple = field(default=(), init=False, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ derived data, kept
+    def structure(self) -> tuple:
+        """What the assembled model depends on: the sense, the objective's constant and the very
+        block objects, by identity (the tuple keeps them alive, so no identity is reused).
+        Building a model only ever adds blocks or replaces the objective, so an unchanged
+        structure means an unchanged model."""
+        parts = (self.sense, self.objective_constant, *self.variables, _BETWEEN,
+                 *self.constraints, _BETWEEN, *self.objective)
+        return tuple(map(id, parts)), parts
+
+    def __getstate__(self) -> dict:
+        """Pickled and copied without what :meth:`memo` keeps (solver instances do not pickle;
+        a copy builds its own)."""
+        state = dict(self.__dict__)
+        state["_memo"], state["_memo_key"] = {}, ()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def same_structure(self, structure: tuple) -> bool:
+        """Whether :meth:`structure` is still ``structure``."""
+        return self.structure()[0] == structure[0]
+
+    def memo(self, name: str, build):
+        """``build()`` kept until the model changes (:meth:`structure`): the assembled arrays, a
+        solver's copy of them. A small LP solved again (the same game twice) is not rebuilt; a
+        model over :data:`KEEP_NONZEROS` keeps nothing but its size."""
+        if name != "size" and self.size()["nnz"] > KEEP_NONZEROS:
+            return build()
+        now = self.structure()
+        if not self._memo_key or now[0] != self._memo_key[0]:
+            self._memo = {}
+            self._memo_key = now
+        try:
+            return self._memo[name]
+        except KeyError:
+            value = self._memo[name] = build()
+            return value
 
     # ------------------------------------------------------------------ building
     def add_variables(self, name: str, size: int, lower=0.0, upper=np.inf,
@@ -178,6 +227,9 @@ class LinearProgram:
 
     def size(self) -> dict:
         """{"rows", "cols", "nnz"}, known before solving (and "integers" for a MILP)."""
+        return dict(self.memo("size", self._size))
+
+    def _size(self) -> dict:
         out = {"rows": self.num_rows, "cols": self.num_cols, "nnz": self.nnz}
         if self.is_mip:
             out["integers"] = self.num_integers
@@ -199,8 +251,8 @@ class LinearProgram:
 
     def relaxed(self) -> LinearProgram:
         """The LP relaxation: the same blocks with every variable continuous (bounds kept)."""
-        import copy
         lp = copy.copy(self)
+        lp._memo, lp._memo_key = {}, ()
         mapping = {id(b): copy.copy(b) for b in self.variables}
         for b in mapping.values():
             b.kind = "continuous"
@@ -220,7 +272,13 @@ class LinearProgram:
 
     # ------------------------------------------------------------------ assembly
     def assemble(self) -> Assembled:
-        """Stack the blocks into one CSC matrix with row and column bounds (floats)."""
+        """Stack the blocks into one CSC matrix with row and column bounds (floats).
+
+        Assembled once per small model (:meth:`memo`); each call returns its own shallow copy,
+        whose vectors are read-only (replace them, do not write into them)."""
+        return copy.copy(self.memo("assembled", self._assemble))
+
+    def _assemble(self) -> Assembled:
         n = self.num_cols
         c = np.zeros(n)
         for var, coef in self.objective:
@@ -249,8 +307,8 @@ class LinearProgram:
             data = np.zeros(0)
         A = sp.csc_array((data, (rows, cols)), shape=(self.num_rows, n))
         A.sum_duplicates()
-        return Assembled(
-            sense=self.sense, c=c, A=A,
+        out = Assembled(
+            sense=self.sense, c=np.array(c, dtype=float), A=A,
             row_lower=np.concatenate(row_lower) if row_lower else np.zeros(0),
             row_upper=np.concatenate(row_upper) if row_upper else np.zeros(0),
             col_lower=np.concatenate([b.lower for b in self.variables]),
@@ -258,6 +316,9 @@ class LinearProgram:
             objective_constant=float(self.objective_constant),
             integrality=self.integrality() if self.is_mip else None,
         )
+        for vector in (out.c, out.row_lower, out.row_upper, out.col_lower, out.col_upper):
+            vector.flags.writeable = False
+        return out
 
     def assemble_exact(self) -> tuple[list[Fraction], RationalMatrix, list, list]:
         """Exact objective c, matrix A (COO of Fractions), and per-row (sense, rhs) data."""

@@ -19,18 +19,33 @@ from __future__ import annotations
 import numpy as np
 
 from lpgame.equilibria.zero_sum.double_oracle import solve_zero_sum_double_oracle
-from lpgame.equilibria.zero_sum.security import security_lp
+from lpgame.equilibria.zero_sum.security import SecurityLP, security_lp
 from lpgame.equilibria.zero_sum.solution import ZeroSumSolution, check_two_player_constant_sum
 from lpgame.errors import ExactCheckError
 from lpgame.lp import solve_lp, solve_lp_exact
+from lpgame.lp.linear_program import KEEP_NONZEROS
 from lpgame.sequence_form import SequenceForm
+
+
+def nash_lp(sf: SequenceForm, exact: bool = False) -> SecurityLP:
+    """The sequence-form LP of the module docstring, with the check that the game is two-player
+    constant-sum first. Up to :data:`~lpgame.lp.linear_program.KEEP_NONZEROS` it is built once per
+    game (kept on ``sf`` by :meth:`~lpgame.sequence_form.SequenceForm.derived`), and again if
+    someone has since added blocks to the kept LP."""
+    def build():
+        check_two_player_constant_sum(sf, exact)
+        built = security_lp(sf, player=0, exact=exact)
+        return built, built.lp.structure()
+
+    return sf.derived(("nash_lp", exact), build,
+                      valid=lambda held: held[0].lp.same_structure(held[1]),
+                      keep=lambda held: held[0].lp.size()["nnz"] <= KEEP_NONZEROS)[0]
 
 
 def solve_zero_sum(sf: SequenceForm, exact: bool = False, backend: str = "highs",
                    **options) -> ZeroSumSolution:
     """Solve the sequence-form LP (see module docstring)."""
-    check_two_player_constant_sum(sf, exact)
-    built = security_lp(sf, player=0, exact=exact)
+    built = nash_lp(sf, exact)
     lp = built.lp
     if exact:
         if backend != "highs":
@@ -46,10 +61,9 @@ def solve_zero_sum(sf: SequenceForm, exact: bool = False, backend: str = "highs"
         return ZeroSumSolution(value, [x_exact, y_exact], lp, solution, True,
                                exact_path=certified.path)
     solution = solve_lp(lp, backend=backend, **built.solve_options(options, backend))
-    x = solution.values("x")
-    y = np.clip(solution.duals("best_response"), 0.0, None)
-    return ZeroSumSolution(built.value(solution.objective), [np.clip(x, 0.0, None), y], lp,
-                           solution, False)
+    x = np.maximum(solution.values("x"), 0.0)
+    y = np.maximum(solution.duals("best_response"), 0.0)
+    return ZeroSumSolution(built.value(solution.objective), [x, y], lp, solution, False)
 
 
 # ------------------------------------------------------------------------------ registry entry
