@@ -597,6 +597,12 @@ REFERENCES: dict[tuple[str, str], Reference] = {
         check_stackelberg,
         lambda: st.fixed_dictionaries({"leader": st.sampled_from([1, 2]),
                                        "method": st.sampled_from([None, "milp"])})),
+    **{(name, "correlation_dag"): Reference(
+        lambda: matrices(high=3), check,
+        lambda: st.fixed_dictionaries({"method": st.just("correlation_dag"),
+                                       "objective": st.sampled_from(["welfare", "player2"])}))
+       for name, check in (("efce", check_efce), ("efcce", check_efcce),
+                           ("nfcce", check_nfcce))},
     ("tmecor", "default"): Reference(team_cases, check_tmecor,
                                      lambda: st.just({"team": (1, 2)}), examples=5),
 }

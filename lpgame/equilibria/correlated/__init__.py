@@ -28,5 +28,8 @@ Modules:
   (:mod:`~lpgame.equilibria.correlated.efce_bounds`) and target-gap run
   (:mod:`~lpgame.equilibria.correlated.efce_elastic_run`), with
   :mod:`~lpgame.equilibria.correlated.efce_tuple_relaxation` (an upper bound) and
-  :mod:`~lpgame.equilibria.correlated.efce_balanced_mix` (the stopping mix and a lower bound).
+  :mod:`~lpgame.equilibria.correlated.efce_balanced_mix` (the stopping mix and a lower bound);
+* :mod:`~lpgame.equilibria.correlated.efce_correlation_dag` — exact optimal EFCE, EFCCE and NFCCE
+  for any number of players: one LP over the flows of the correlation DAG
+  (:mod:`~lpgame.equilibria.correlated.correlation_dag`), ``method="correlation_dag"``.
 """
