@@ -30,9 +30,8 @@ from collections.abc import Hashable, Sequence
 from fractions import Fraction  # noqa: F401  (used by the doctest)
 from typing import Any, Protocol, runtime_checkable
 
-import networkx as nx
-
 from lpgame import progress
+from lpgame.game.flat_tree import FlatTree, paused_gc
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
 from lpgame.limits import BYTES_PER_TREE_NODE, check_prediction, tree_node_limit
 
@@ -75,48 +74,55 @@ PROGRESS_EVERY = (1 << 15) - 1
 def expand(rules: GameRules, name: str | None = None, memory_limit: int | None = None) -> Game:
     """Expand ``rules`` into the explicit :class:`~lpgame.game.tree.Game` (depth first).
 
-    Nodes are numbered in depth-first preorder, the root being 0. The tree is added to networkx in
-    bulk (``add_nodes_from``/``add_edges_from``) after the walk. The walk stops with
-    :class:`~lpgame.errors.ModelTooLargeError` as soon as the tree would not fit in the memory limit
-    (:mod:`lpgame.limits`).
+    Nodes are numbered in depth-first preorder, the root being 0. The walk records one node per
+    visit (:class:`~lpgame.game.flat_tree.FlatTree`) and the flat index is built from the records
+    in one pass; the networkx graph (``game.graph``) is made only when asked for. The walk stops
+    with :class:`~lpgame.errors.ModelTooLargeError` as soon as the tree would not fit in the memory
+    limit (:mod:`lpgame.limits`).
     """
+    with paused_gc():
+        return _expand(rules, name, memory_limit)
+
+
+def _expand(rules: GameRules, name: str | None, memory_limit: int | None) -> Game:
+    """The walk of :func:`expand`."""
     max_nodes = tree_node_limit(memory_limit)
-    nodes: list[tuple[int, dict]] = []
-    edges: list[tuple[int, int, dict]] = []
-    # stack of (state, parent id, edge attribute dict)
-    stack: list[tuple[Any, int | None, dict | None]] = [(rules.initial_state(), None, None)]
+    records: list[tuple] = []
+    record = records.append
+    current_player, legal_actions, apply = rules.current_player, rules.legal_actions, rules.apply
+    # stack of (state, parent id, position among the parent's children)
+    stack: list[tuple[Any, int, int]] = [(rules.initial_state(), -1, 0)]
+    push, pop = stack.append, stack.pop
     num_players = int(rules.num_players)
     while stack:
-        state, parent, edge = stack.pop()
-        node = len(nodes)
+        state, parent, position = pop()
+        node = len(records)
         if not node & PROGRESS_EVERY:
             progress.report("expanding the game tree", nodes=node)
         if node >= max_nodes:
             check_prediction(f"expanding {getattr(rules, 'name', type(rules).__name__)} "
                              f"(more than {max_nodes} nodes)", (node + 1) * BYTES_PER_TREE_NODE,
                              memory_limit)
-        if parent is not None:
-            edges.append((parent, node, edge))
-        who = rules.current_player(state)
+        who = current_player(state)
         if who == TERMINAL_PLAYER:
-            nodes.append((node, {"kind": TERMINAL, "payoffs": tuple(rules.payoffs(state))}))
+            record((parent, position, TERMINAL, (), tuple(rules.payoffs(state)), None, None))
             continue
         if who == CHANCE_PLAYER:
-            nodes.append((node, {"kind": CHANCE}))
             outcomes = list(rules.chance_outcomes(state))
-            for action, prob in reversed(outcomes):
-                stack.append((rules.apply(state, action), node, {"action": str(action), "prob": prob}))
+            record((parent, position, CHANCE, tuple([str(a) for a, _ in outcomes]),
+                    tuple([p for _, p in outcomes]), None, None))
+            for k in range(len(outcomes) - 1, -1, -1):
+                push((apply(state, outcomes[k][0]), node, k))
             continue
-        nodes.append((node, {"kind": DECISION, "player": int(who),
-                             "infoset": str(rules.infoset_key(state))}))
-        for action in reversed(list(rules.legal_actions(state))):
-            stack.append((rules.apply(state, action), node, {"action": str(action)}))
-    progress.report("expanding the game tree", nodes=len(nodes))
-    graph = nx.DiGraph()
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from(edges)
-    return Game(graph, num_players, root=0, name=name or getattr(rules, "name", type(rules).__name__),
-                player_names=getattr(rules, "player_names", None))
+        actions = list(legal_actions(state))
+        record((parent, position, DECISION, tuple(map(str, actions)), None, int(who),
+                str(rules.infoset_key(state))))
+        for k in range(len(actions) - 1, -1, -1):
+            push((apply(state, actions[k]), node, k))
+    progress.report("expanding the game tree", nodes=len(records))
+    return Game.from_flat_tree(FlatTree(records), num_players,
+                               name=name or getattr(rules, "name", type(rules).__name__),
+                               player_names=getattr(rules, "player_names", None))
 
 
 __all__ = ["GameRules", "expand", "CHANCE_PLAYER", "TERMINAL_PLAYER"]

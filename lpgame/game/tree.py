@@ -13,7 +13,10 @@ The model is Kuhn's (1953) extensive form as used by Farina (2023, §2.1): histo
 tree, chance plays with known probabilities, each player's decision nodes are partitioned into
 information sets sharing one action set. Validation runs once, on construction
 (:func:`lpgame.game.tree_index.build_tree_index`); a fault raises
-:class:`~lpgame.errors.InvalidGameError` naming the node or information set.
+:class:`~lpgame.errors.InvalidGameError` naming the node or information set. Games read or expanded
+depth first (rules, OpenSpiel, Gambit files) are built from node records instead
+(:meth:`Game.from_flat_tree`, :mod:`lpgame.game.flat_tree`): the same checks in one pass, and the
+graph made from the records only when :attr:`Game.graph` is first read.
 
 Example
 -------
@@ -40,6 +43,7 @@ import networkx as nx
 import numpy as np
 
 from lpgame.errors import InvalidGameError
+from lpgame.game.flat_tree import FlatTree, index_flat_tree, paused_gc
 from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL, TreeIndex, build_tree_index
 from lpgame.rational import to_fraction
 
@@ -119,6 +123,9 @@ class IndexedGame:
 class Game(IndexedGame):
     """A validated extensive-form game with ``num_players`` players.
 
+    Built from a networkx graph (this constructor) or, by the readers and walkers that produce
+    nodes in depth-first order, from node records (:meth:`from_flat_tree`, no graph until asked).
+
     Parameters
     ----------
     graph:
@@ -154,6 +161,36 @@ class Game(IndexedGame):
         self.player_names = list(player_names) if player_names else [
             f"player {i + 1}" for i in range(self.num_players)]
         self.index: TreeIndex = build_tree_index(graph, root, self.num_players)
+
+    @classmethod
+    def from_flat_tree(cls, tree: FlatTree, num_players: int, name: str = "game",
+                       player_names: Sequence[str] | None = None) -> Game:
+        """A validated game from node records in depth-first preorder
+        (:class:`~lpgame.game.flat_tree.FlatTree`), indexed in one pass without a graph; the
+        networkx graph (:attr:`graph`) is made from the records when first asked for."""
+        game = cls.__new__(cls)
+        game._graph = None
+        game._flat_tree = tree
+        game.root = 0
+        game.num_players = int(num_players)
+        game.name = name
+        game.player_names = list(player_names) if player_names else [
+            f"player {i + 1}" for i in range(game.num_players)]
+        game.index = index_flat_tree(tree, game.num_players)
+        return game
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The tree as a :class:`networkx.DiGraph` (module docstring); a game built from a
+        :class:`~lpgame.game.flat_tree.FlatTree` makes it on first use."""
+        if self._graph is None:
+            with paused_gc():
+                self._graph = self._flat_tree.to_graph()
+        return self._graph
+
+    @graph.setter
+    def graph(self, value: nx.DiGraph) -> None:
+        self._graph = value
 
     def __repr__(self) -> str:
         s = self.sizes()

@@ -54,6 +54,11 @@ MAX_DECIMAL_EXPONENT = 1000
 _UNESCAPE = re.compile(r'\\(["\\])')
 
 
+def unescape(body: str) -> str:
+    """The text of a quoted string's body: ``\\"`` and ``\\\\`` unescaped."""
+    return _UNESCAPE.sub(r"\1", body) if "\\" in body else body
+
+
 class Token(NamedTuple):
     """One token: its kind (string, ``{``, ``}``, ``,``, atom), its text and its line (1-based)."""
 

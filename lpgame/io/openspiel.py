@@ -2,8 +2,9 @@
 
 OpenSpiel (Lanctot et al. 2019) describes a game by states: ``current_player()``, ``legal_actions()``,
 ``chance_outcomes()``, ``apply_action()``, ``returns()`` and per-player
-``information_state_string()``. :func:`game_from_openspiel` walks the states depth first and writes
-lpgame's explicit tree (:mod:`lpgame.game.tree`), with
+``information_state_string()``. :func:`game_from_openspiel` walks the states depth first and records
+lpgame's explicit tree node by node (:mod:`lpgame.game.flat_tree`; the networkx graph is made only
+when asked for), with
 
 * information-set labels = OpenSpiel's information-state strings (so policies map one to one);
 * action labels = ``action_to_string`` (made unique within a node by appending the action id when
@@ -28,9 +29,8 @@ import os
 import sys
 from fractions import Fraction
 
-import networkx as nx
-
 from lpgame.errors import InvalidGameError, OptionError, StrategyError, did_you_mean
+from lpgame.game.flat_tree import FlatTree, paused_gc
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
 from lpgame.limits import BYTES_PER_TREE_NODE, check_prediction, tree_node_limit
 
@@ -70,7 +70,8 @@ def game_from_openspiel(game, memory_limit: int | None = None) -> Game:
     pyspiel = _pyspiel()
     game = _load(game)
     try:
-        return _walk(pyspiel, game, memory_limit)
+        with paused_gc():
+            return _walk(pyspiel, game, memory_limit)
     except pyspiel.SpielError as exc:      # a game OpenSpiel loads but cannot walk this way
         raise InvalidGameError(f"OpenSpiel game {str(game)!r} cannot be imported: "
                                f"{_spiel_message(exc)}") from None
@@ -84,41 +85,42 @@ def _walk(pyspiel, game, memory_limit: int | None) -> Game:
                                f"({gtype.dynamics}); only sequential games can be imported")
     n = game.num_players()
     max_nodes = tree_node_limit(memory_limit)
-    nodes: list[tuple[int, dict]] = []
-    edges: list[tuple[int, int, dict]] = []
-    stack = [(game.new_initial_state(), None, None)]
+    records: list[tuple] = []
+    record = records.append
+    chance_player = pyspiel.PlayerId.CHANCE
+    probability_cache: dict = {}
+    # stack of (state, parent id, position among the parent's children)
+    stack = [(game.new_initial_state(), -1, 0)]
+    push, pop = stack.append, stack.pop
     while stack:
-        state, parent, edge = stack.pop()
-        node = len(nodes)
+        state, parent, position = pop()
+        node = len(records)
         if node >= max_nodes:
             check_prediction(f"importing OpenSpiel game {gtype.short_name!r} (more than {max_nodes}"
                              " nodes)", (node + 1) * BYTES_PER_TREE_NODE, memory_limit)
-        if parent is not None:
-            edges.append((parent, node, edge))
         if state.is_terminal():
-            nodes.append((node, {"kind": TERMINAL,
-                                 "payoffs": tuple(_number(r) for r in state.returns())}))
+            record((parent, position, TERMINAL, (), tuple([_number(r) for r in state.returns()]),
+                    None, None))
             continue
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
-            probs = _exact_probabilities([p for _, p in outcomes])
-            labels = _action_labels(state, pyspiel.PlayerId.CHANCE, [a for a, _ in outcomes])
-            nodes.append((node, {"kind": CHANCE}))
-            for (action, _), label, prob in reversed(list(zip(outcomes, labels, probs))):
-                child = state.child(action)
-                stack.append((child, node, {"action": label, "prob": prob}))
+            actions = [a for a, _ in outcomes]
+            floats = tuple([p for _, p in outcomes])
+            probs = probability_cache.get(floats)
+            if probs is None:
+                probs = probability_cache[floats] = tuple(_exact_probabilities(list(floats)))
+            record((parent, position, CHANCE, tuple(_action_labels(state, chance_player, actions)),
+                    probs, None, None))
+            for k in range(len(actions) - 1, -1, -1):
+                push((state.child(actions[k]), node, k))
             continue
         player = state.current_player()
         actions = state.legal_actions()
-        labels = _action_labels(state, player, actions)
-        nodes.append((node, {"kind": DECISION, "player": int(player),
-                             "infoset": state.information_state_string(player)}))
-        for action, label in reversed(list(zip(actions, labels))):
-            stack.append((state.child(action), node, {"action": label}))
-    graph = nx.DiGraph()
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from(edges)
-    return Game(graph, n, root=0, name=f"openspiel:{game}")
+        record((parent, position, DECISION, tuple(_action_labels(state, player, actions)), None,
+                int(player), state.information_state_string(player)))
+        for k in range(len(actions) - 1, -1, -1):
+            push((state.child(actions[k]), node, k))
+    return Game.from_flat_tree(FlatTree(records), n, name=f"openspiel:{game}")
 
 
 def _first_states_of_infosets(openspiel_game):
