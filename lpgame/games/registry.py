@@ -305,12 +305,19 @@ def load(spec: str, **params):
     return make(spec, **params)
 
 
+_LOADED: list[bool] = []     # not empty once every catalog module has been imported
+
+
 def _load_all() -> None:
     """Import every module of :mod:`lpgame.games` (the folder this module lies in, walked without
-    importing the package, which imports this module); importing a module registers its games."""
+    importing the package, which imports this module); importing a module registers its games.
+    The folder is walked once per process: a catalog module cannot appear while it runs."""
+    if _LOADED:
+        return
     import importlib
     import pkgutil
 
     for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if module.name not in ("registry", "size_prediction") and not module.name.startswith("_"):
             importlib.import_module(f"lpgame.games.{module.name}")
+    _LOADED.append(True)
