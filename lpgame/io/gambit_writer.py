@@ -28,6 +28,7 @@ import numpy as np
 from lpgame.errors import InvalidGameError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.game.tree import CHANCE, TERMINAL, Game, IndexedGame
+from lpgame.game.tree_arrays import tree_arrays
 from lpgame.io.gambit_tokens import parse_number
 from lpgame.io.safe_files import write_text_atomic
 
@@ -105,54 +106,90 @@ def efg_text(game: Game) -> str:
                 "compiled without one (build it with structured=False)")
         else:
             raise InvalidGameError(f"cannot write a {type(game).__name__} as an .efg")
-    graph, index = game.graph, game.index
+    index = game.index
+    arrays = tree_arrays(game)
+    records, attrs = arrays.records, arrays.node_attrs
+    names = arrays.node_names or range(len(records))     # as in messages: the game's own node ids
+    child_start, child_list = arrays.child_start.tolist(), arrays.child_list.tolist()
     n = game.num_players
-    comment = graph.graph.get("comment", "")
+    comment = arrays.graph_attrs.get("comment", "")
     lines = [f"EFG 2 R {quote(game.name)} {{ "
              + " ".join(quote(p) for p in game.player_names) + " }",
              quote(comment), ""]
     infoset_numbers: list[dict[str, int]] = [{} for _ in range(n)]
     outcome_numbers: dict[tuple, tuple[int, str]] = {}
     outcome_names: set[str] = set()
+    # the text of what repeats (labels, payoff vectors, chance events, information sets), by value
+    # and type
+    quoted: dict = {}
+    exact_payoffs: dict = {}
+    chance_bodies: dict = {}
+    infoset_heads: dict = {}
+    unnamed = quote("")
     events = 0
-    stack = [game.root]
+    stack = [0]
     while stack:
         node = stack.pop()
-        data = graph.nodes[node]
-        name = quote(data.get("label", ""))
-        kind = data["kind"]
-        children = list(graph.successors(node))
+        _, _, kind, labels, values, player, infoset = records[node]
+        extra = attrs.get(node)
+        name = quote(extra.get("label", "")) if extra else unnamed
         if kind == TERMINAL:
-            payoffs = tuple(Fraction(format_number(u)) for u in data["payoffs"])
-            label = data.get("outcome") or ""
-            key = (label, payoffs)
-            if key not in outcome_numbers:
-                number = len(outcome_numbers) + 1
-                if not label or label in outcome_names:
-                    label = f"{label or 'Outcome'} {number}".strip()
-                outcome_names.add(label)
-                outcome_numbers[key] = (number, f"{number} {quote(label)} {{ "
-                                        + ", ".join(format_number(u) for u in payoffs) + " }")
-            lines.append(f"t {name} {outcome_numbers[key][1]}")
+            label = (extra.get("outcome") if extra else None) or ""
+            typed = (label, _typed(values))
+            outcome = exact_payoffs.get(typed)
+            if outcome is None:
+                payoffs = tuple(Fraction(format_number(u)) for u in values)
+                key = (label, payoffs)
+                if key not in outcome_numbers:
+                    number = len(outcome_numbers) + 1
+                    if not label or label in outcome_names:
+                        label = f"{label or 'Outcome'} {number}".strip()
+                    outcome_names.add(label)
+                    outcome_numbers[key] = (number, f"{number} {quote(label)} {{ "
+                                            + ", ".join(format_number(u) for u in payoffs) + " }")
+                outcome = exact_payoffs[typed] = outcome_numbers[key][1]
+            lines.append(f"t {name} {outcome}")
             continue
+        children = child_list[child_start[node]:child_start[node + 1]]
         if kind == CHANCE:
             events += 1
-            probs = _chance_probabilities(node, [graph.edges[node, c]["prob"] for c in children])
-            body = " ".join(f"{quote(graph.edges[node, c]['action'])} {format_number(p)}"
-                            for c, p in zip(children, probs))
+            typed = (tuple(labels), _typed(values))
+            body = chance_bodies.get(typed)
+            if body is None:
+                probs = _chance_probabilities(names[node], list(values))
+                body = chance_bodies[typed] = " ".join(
+                    f"{_quoted(quoted, a)} {format_number(p)}" for a, p in zip(labels, probs))
             lines.append(f"c {name} {events} \"\" {{ {body} }} 0")
         else:
-            player = data["player"]
-            label = str(data["infoset"])
+            label = str(infoset)
             pidx = index.players[player]
             actions = pidx.infoset_actions[pidx.infoset_of_label[label]]
-            by_action = {str(graph.edges[node, c]["action"]): c for c in children}
-            children = [by_action[a] for a in actions]
+            if tuple(labels) != actions:
+                by_action = {str(a): c for a, c in zip(labels, children)}
+                children = [by_action[a] for a in actions]
             number = infoset_numbers[player].setdefault(label, len(infoset_numbers[player]) + 1)
-            lines.append(f"p {name} {player + 1} {number} {quote(label)} {{ "
-                         + " ".join(quote(a) for a in actions) + " } 0")
+            head = infoset_heads.get((player, number))
+            if head is None:
+                head = infoset_heads[(player, number)] = (
+                    f"{player + 1} {number} {quote(label)} {{ "
+                    + " ".join(_quoted(quoted, a) for a in actions) + " } 0")
+            lines.append(f"p {name} {head}")
         stack.extend(reversed(children))
     return "\n".join(lines) + "\n"
+
+
+def _typed(values) -> tuple:
+    """A key equal only for the same numbers of the same types (0.5 and Fraction(1, 2) are equal
+    in Python but are written differently)."""
+    return tuple([(v.__class__, v) for v in values])
+
+
+def _quoted(cache: dict, label) -> str:
+    """:func:`quote` of ``label``, remembered in ``cache``."""
+    text = cache.get(label)
+    if text is None:
+        text = cache[label] = quote(label)
+    return text
 
 
 def nfg_text(game: NormalFormGame, form: str = "outcome") -> str:

@@ -47,6 +47,7 @@ import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.tree import Game
+from lpgame.game.tree_arrays import tree_arrays
 from lpgame.sequence_form import SequenceForm
 
 DENSE_SEQUENCES = 64
@@ -193,7 +194,8 @@ def _sample_blocks(probs: np.ndarray, starts: np.ndarray, counts: np.ndarray, en
 class ChanceSampler:
     """Draw one outcome at every chance node; report which leaves are consistent with the draw.
 
-    The chance structure is read from the explicit tree of a :class:`~lpgame.game.Game` (one pass),
+    The chance structure is read from the node arrays of a :class:`~lpgame.game.Game` (its flat
+    records; no networkx graph is built),
     or, for a compiled private-signal game, from its single deal node (leaf (d, ℓ) has index
     d·L + ℓ, :mod:`lpgame.game.private_signals`). Games without chance need no sampling.
     """
@@ -238,37 +240,53 @@ class ChanceSampler:
 
 
 def _chance_structure_of_tree(game: Game):
-    """Chance edges (probabilities grouped by node) and, per leaf in index order, its chance edges."""
-    graph = game.graph
-    probs: list[float] = []
-    starts: list[int] = []
-    counts: list[int] = []
-    path_of: dict = {}
-    stack = [(game.root, ())]
-    while stack:
-        node, path = stack.pop()
-        kind = graph.nodes[node]["kind"]
-        children = list(graph.successors(node))
-        if kind == "terminal":
-            path_of[node] = path
-        elif kind == "chance":
-            starts.append(len(probs))
-            counts.append(len(children))
-            for child in children:
-                edge = len(probs)
-                probs.append(float(graph.edges[node, child]["prob"]))
-                stack.append((child, path + (edge,)))
-        else:
-            stack.extend((child, path) for child in children)
+    """Chance edges (probabilities grouped by node) and, per leaf in index order, its chance edges
+    top-down (padded with the sentinel edge).
+
+    Read from the game's node arrays (:func:`lpgame.game.tree_arrays.tree_arrays`, no graph). The
+    chance nodes are numbered in the order of a stack walk that pushes children in order (pops the
+    last child first), i.e. by decreasing postorder, and their edges consecutively in child order;
+    each leaf's path is collected bottom-up, one numpy step per depth level for all leaves.
+    """
+    arrays = tree_arrays(game)
+    records = arrays.records
+    chance = np.flatnonzero(arrays.kind == 1)
+    chance = chance[np.argsort(-arrays.postorder()[chance], kind="stable")]
+    counts = np.diff(arrays.child_start)[chance]
+    starts = np.zeros(chance.size, dtype=np.int64)
+    if chance.size:
+        np.cumsum(counts[:-1], out=starts[1:])
+    probs = np.array([float(p) for i in chance.tolist() for p in records[i][4]], dtype=float)
+    first_edge = np.full(arrays.num_nodes, -1, dtype=np.int64)
+    first_edge[chance] = starts
     sentinel = len(probs)
-    leaves = game.index.terminal_nodes
-    depth = max((len(path_of[z]) for z in leaves), default=0)
-    leaf_edges = np.full((len(leaves), max(depth, 1)), sentinel, dtype=np.int64)
-    for row, z in enumerate(leaves):
-        path = path_of[z]
-        leaf_edges[row, :len(path)] = path
-    return (np.asarray(probs), np.asarray(starts, dtype=np.int64),
-            np.asarray(counts, dtype=np.int64), leaf_edges)
+    leaves = arrays.leaf_rows
+    parent, position = arrays.parent, arrays.position
+    # bottom-up: column k holds the k-th chance edge above each leaf, counted from the leaf
+    columns: list[np.ndarray] = []
+    node = leaves.copy()
+    alive = np.flatnonzero(parent[node] >= 0)
+    while alive.size:
+        up = parent[node[alive]]
+        edge = np.full(leaves.size, -1, dtype=np.int64)
+        is_chance = first_edge[up] >= 0
+        edge[alive[is_chance]] = first_edge[up[is_chance]] + position[node[alive[is_chance]]]
+        columns.append(edge)
+        node[alive] = up
+        alive = alive[parent[up] >= 0]
+    if columns:
+        edges = np.stack(columns, axis=1)
+    else:
+        edges = np.full((leaves.size, 0), -1, dtype=np.int64)
+    found = edges >= 0
+    per_leaf = found.sum(axis=1)
+    depth = int(per_leaf.max(initial=0))
+    leaf_edges = np.full((leaves.size, max(depth, 1)), sentinel, dtype=np.int64)
+    rows, cols = np.nonzero(found)
+    # the j-th edge found from the bottom goes to column per_leaf − 1 − j (top-down order)
+    rank = np.cumsum(found, axis=1)[rows, cols] - 1
+    leaf_edges[rows, per_leaf[rows] - 1 - rank] = edges[rows, cols]
+    return probs, starts, counts.astype(np.int64), leaf_edges
 
 
 def leaf_weights(sf: SequenceForm, player: int, plans: list[np.ndarray],
