@@ -16,7 +16,8 @@ Modules:
   solution and duals;
 * :mod:`~lpgame.equilibria.refinements.exact_sparse_factor` — exact sparse rational solves
   (block triangular form, sparse LU);
-* :mod:`~lpgame.equilibria.refinements.exact_limit` — an exact simplex at a fixed rational ξ;
+* :mod:`~lpgame.equilibria.refinements.exact_limit` — an exact simplex at a fixed rational ξ, on
+  :mod:`~lpgame.equilibria.refinements.updated_factor` (an exact LU with product-form updates);
 * :mod:`~lpgame.equilibria.refinements.lexicographic` — an exact criss-cross over ℚ(ε);
 * :mod:`~lpgame.equilibria.refinements.refined_equilibrium` — the ``nash``/``refinement`` concept.
 """

@@ -25,6 +25,13 @@ roots), nonzero means more coefficients are computed (the count doubles). When �
 c, B is constant and every entry is a polynomial; then a positive polynomial Σ_{k≥m} a_k ε^k is
 positive on (0, a_m/(a_m + μ)], μ = max_{k>m} |a_k| (as in Lemma 12.5, L5155), and the answer states
 that ε*. Results are returned as :class:`fractions.Fraction`.
+
+**One coefficient at a time** (B(0) nonsingular): z_t and π_t come from the one factorisation
+of B(0), term by term, and (ε in A) the entries' coefficients are computed only until every
+entry's sign is decided; with ``early`` (the limit loop's first pass) the test stops at the first entry of the
+wrong sign, and the loop completes the count of wrong signs only for the bases its exact stage
+compares (:func:`lpgame.equilibria.refinements.limit.solve_limit`). Verdicts, series and counts are
+those of the complete test.
 """
 
 from __future__ import annotations
@@ -105,6 +112,25 @@ def _positive_on(coefficients) -> Fraction | None:
     return value if type(value) is Fraction else Fraction(int(value.p), int(value.q))
 
 
+def _certified_epsilon(entries: np.ndarray, sign: np.ndarray) -> Fraction:
+    """min over the positive entries with more than one nonzero coefficient of a_m / (a_m + μ)
+    (:func:`_positive_on`), 1 when there is none; the minimum is taken in exact rationals and
+    only it is converted."""
+    if entries.shape[0] == 0:
+        return Fraction(1)
+    nonzero = (entries != 0).astype(bool)
+    rows = np.flatnonzero((sign > 0) & (nonzero.sum(axis=1) > 1))
+    if not len(rows):
+        return Fraction(1)
+    E = entries[rows]
+    first = np.argmax(nonzero[rows], axis=1)
+    a = E[np.arange(len(rows)), first]
+    later = np.arange(E.shape[1])[None, :] > first[:, None]
+    mu = np.where(later, np.abs(E), Q0).max(axis=1)            # max_{k>m} |a_k| (> 0 here)
+    best = (a / (a + mu)).min()
+    return best if type(best) is Fraction else Fraction(int(best.p), int(best.q))
+
+
 def _exact_data(tlp):
     """(powers, A_k as SparseQ, b(ε), c(ε) as {power: fmpq vector}) of a trembling LP, computed once
     per LP and kept on it (the limit loop tests several bases of the same LP)."""
@@ -128,7 +154,7 @@ def _series_product(parts: dict[int, SparseQ], series: list[np.ndarray], count: 
     for k, A in parts.items():
         for t in range(count - k):
             vec = series[t]
-            if not any(vec):
+            if not vec.astype(bool).any():
                 continue
             out[k + t] = out[k + t] + (A.T.matvec(vec) if transpose else A.matvec(vec))
     return out
@@ -151,23 +177,150 @@ def _optimality_entries(parts, b_series, c_series, senses, z_full, pi_full, basi
     pick = np.flatnonzero(is_basic & lower0)                     # basic values ≥ 0
     groups.append(Z[pick])
     vanish.append(np.zeros(len(pick), dtype=bool))
-    activity = np.stack(_series_product(parts, z_full, count, False, m), axis=1)
-    slack = activity - np.stack([b_series.get(t, fmpq_zeros(m)) for t in range(count)], axis=1)
     free_rows = np.flatnonzero(~is_tight)                        # rows that are not tight
-    groups.append(np.where((senses[free_rows] == "<=")[:, None], -slack[free_rows], slack[free_rows]))
+    nonbasic = np.flatnonzero(~is_basic)
+    free_parts = {k: A.select_rows(free_rows) for k, A in parts.items()}
+    activity = np.stack(_series_product(free_parts, z_full, count, False, len(free_rows)), axis=1)
+    slack = activity - np.stack([b_series[t][free_rows] if t in b_series
+                                 else fmpq_zeros(len(free_rows)) for t in range(count)], axis=1)
+    groups.append(np.where((senses[free_rows] == "<=")[:, None], -slack, slack))
     vanish.append(senses[free_rows] == "==")
     P = np.stack(pi_full[:count], axis=1) * sign                  # duals' signs
     rows_le = np.flatnonzero(is_tight & (senses == "<="))
     rows_ge = np.flatnonzero(is_tight & (senses == ">="))
     groups += [P[rows_le], -P[rows_ge]]
     vanish += [np.zeros(len(rows_le), dtype=bool), np.zeros(len(rows_ge), dtype=bool)]
-    at = np.stack(_series_product(parts, pi_full, count, True, n), axis=1)
-    C = np.stack([c_series.get(t, fmpq_zeros(n)) for t in range(count)], axis=1)
-    nonbasic = np.flatnonzero(~is_basic)                          # reduced costs
-    reduced = (C[nonbasic] - at[nonbasic]) * sign
+    nonbasic_parts = {k: A.T.select_rows(nonbasic) for k, A in parts.items()}
+    at = np.stack(_series_product(nonbasic_parts, pi_full, count, False, len(nonbasic)), axis=1)
+    C = np.stack([c_series[t][nonbasic] if t in c_series else fmpq_zeros(len(nonbasic))
+                  for t in range(count)], axis=1)
+    reduced = (C - at) * sign                                     # reduced costs
     groups.append(np.where(lower0[nonbasic][:, None], -reduced, reduced))
     vanish.append(~lower0[nonbasic])
     return np.concatenate(groups, axis=0), np.concatenate(vanish)
+
+
+class _Layout:
+    """Which rows and columns give the entries of t_B(ε), in the order of
+    :func:`_optimality_entries`, for computing them one Taylor coefficient at a time."""
+
+    def __init__(self, senses, basic, tight, col_lower, sense, m, n):
+        self.sign = 1 if sense == "max" else -1
+        is_basic = np.zeros(n, dtype=bool)
+        is_basic[basic] = True
+        is_tight = np.zeros(m, dtype=bool)
+        is_tight[tight] = True
+        self.lower0 = np.isfinite(col_lower)
+        senses = np.asarray(senses)
+        self.pick = np.flatnonzero(is_basic & self.lower0)
+        self.free_rows = np.flatnonzero(~is_tight)
+        self.free_le = senses[self.free_rows] == "<="
+        self.rows_le = np.flatnonzero(is_tight & (senses == "<="))
+        self.rows_ge = np.flatnonzero(is_tight & (senses == ">="))
+        self.nonbasic = np.flatnonzero(~is_basic)
+        self.nonbasic_lower = self.lower0[self.nonbasic]
+        self.vanish = np.concatenate([np.zeros(len(self.pick), dtype=bool),
+                                      senses[self.free_rows] == "==",
+                                      np.zeros(len(self.rows_le) + len(self.rows_ge), dtype=bool),
+                                      ~self.nonbasic_lower])
+        self.m, self.n = m, n
+        self.parts = None
+
+    def column(self, parts, b_series, c_series, z_full, pi_full, t: int) -> np.ndarray:
+        """The ε^t coefficients of every entry (z_full, pi_full: the coefficients up to t); the
+        products with A_k only over the rows that are not tight and the nonbasic columns."""
+        if self.parts is None:
+            self.parts = {k: (A.select_rows(self.free_rows), A.T.select_rows(self.nonbasic))
+                          for k, A in parts.items()}
+        slack = fmpq_zeros(len(self.free_rows))
+        at = fmpq_zeros(len(self.nonbasic))
+        for k, (A_free, At_nonbasic) in self.parts.items():
+            if k <= t:
+                if z_full[t - k].astype(bool).any():
+                    slack = slack + A_free.matvec(z_full[t - k])
+                if pi_full[t - k].astype(bool).any():
+                    at = at + At_nonbasic.matvec(pi_full[t - k])
+        if t in b_series:
+            slack = slack - b_series[t][self.free_rows]
+        P = pi_full[t] * self.sign
+        reduced = ((c_series[t][self.nonbasic] - at) if t in c_series else -at) * self.sign
+        return np.concatenate([z_full[t][self.pick], np.where(self.free_le, -slack, slack),
+                               P[self.rows_le], -P[self.rows_ge],
+                               np.where(self.nonbasic_lower, -reduced, reduced)])
+
+
+def _taylor_by_term(solver, parts, basis_parts, b_series, c_series, senses, basic, tight, col_lower, sense,
+                    m, n, count, max_terms, seed, early, polynomial=False):
+    """The Taylor case (B(0) nonsingular, ε in A) of :func:`certify_stable_basis`, one coefficient
+    at a time (Lemma 13.1: B(0) z_t = b_t − Σ_{k≥1} B_k z_{t−k}, the same for π with B_kᵀ, one
+    factorisation of B(0) for all t). The sign of an entry is fixed by its first nonzero
+    coefficient, so an entry's later coefficients are not computed once it is decided, nor any
+    entry's once all are; with ``early`` the test stops at the first entry of the wrong sign.
+    ``polynomial`` (B constant): every coefficient of every entry is computed (ε* needs them) and
+    there is no random evaluation (an entry whose ``count`` coefficients vanish is the zero
+    polynomial). Returns (count, entries computed, signs, z coefficients, π coefficients)."""
+    layout = _Layout(senses, basic, tight, col_lower, sense, m, n)
+    vanish = layout.vanish
+    factor, varying = solver.factor, solver.varying
+    b_tight = {k: v[tight] for k, v in b_series.items()}
+    c_basic = {k: v[basic] for k, v in c_series.items()}
+    zs, ps, z_full, pi_full, columns = [], [], [], [], []
+    sign = None
+    t = 0
+    while True:
+        while t < count:
+            rhs = b_tight[t].copy() if t in b_tight else fmpq_zeros(factor.n)
+            rhs_t = c_basic[t].copy() if t in c_basic else fmpq_zeros(factor.n)
+            for j in varying:
+                if t - j >= 0:
+                    rhs = rhs - solver.parts[j].matvec(zs[t - j])
+                    rhs_t = rhs_t - solver.parts[j].T.matvec(ps[t - j])
+            zs.append(factor.solve(rhs) if rhs.astype(bool).any() else fmpq_zeros(factor.n))
+            ps.append(factor.solve_t(rhs_t) if rhs_t.astype(bool).any() else fmpq_zeros(factor.n))
+            z = fmpq_zeros(n)
+            z[basic] = zs[t]
+            z_full.append(z)
+            p = fmpq_zeros(m)
+            p[tight] = ps[t]
+            pi_full.append(p)
+            if sign is None or not sign.all() or polynomial:
+                col = layout.column(parts, b_series, c_series, z_full, pi_full, t)
+                columns.append(col)
+                nonzero = col.astype(bool)
+                if sign is None:
+                    sign = np.zeros(len(col), dtype=np.int64)
+                new = (sign == 0) & nonzero
+                if new.any():
+                    sign[new] = np.where((col[new] > 0).astype(bool), 1, -1)
+                wrong = np.flatnonzero((sign < 0) | (vanish & (sign != 0)))
+                if len(wrong) and early:
+                    _wrong_sign(wrong, vanish, columns, partial=True)
+            t += 1
+        wrong = np.flatnonzero((sign < 0) | (vanish & (sign != 0)))
+        if len(wrong):
+            _wrong_sign(wrong, vanish, columns, partial=False)
+        undecided = np.flatnonzero(sign == 0)
+        if polynomial or not len(undecided):
+            break
+        # truncated series all zero: decide by an exact evaluation at a rational point
+        if _vanish_at_random_point(parts, basis_parts, b_series, c_series, senses, basic, tight,
+                                   col_lower, sense, m, n, undecided, seed):
+            break
+        if count >= max_terms:
+            raise NotStableError(f"entries of t_B(ε) have {count} vanishing Taylor coefficients but are "
+                                 "not identically zero; more terms are needed")
+        count *= 2
+    return count, np.stack(columns, axis=1), sign, z_full, pi_full
+
+
+def _wrong_sign(wrong, vanish, columns, partial: bool):
+    k = int(wrong[0])
+    what = "must vanish" if vanish[k] else "must be ≥ 0"
+    error = NotStableError(f"{len(wrong)}{'+' if partial else ''} entries of the optimality "
+                           f"certificate t_B(ε) have the wrong sign near ε = 0; the first {what} but "
+                           f"its expansion starts {[str(c[k]) for c in columns[:4]]}", len(wrong))
+    error.partial_count = partial
+    raise error
 
 
 def _signs(entries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -182,11 +335,13 @@ def _signs(entries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def certify_stable_basis(tlp, solution: LPSolution, terms: int | None = None,
-                         max_terms: int = 64, seed: int = 0) -> StableBasis:
+                         max_terms: int = 64, seed: int = 0, early: bool = False) -> StableBasis:
     """Test whether ``solution``'s optimal basis of the trembling LP ``tlp`` is stable (module
     docstring: Thm. 13.3 with Taylor series, or Laurent series by Lemma 13.3 when B(0) is
     singular); raise :class:`NotStableError` with the reason, or return its exact expansion.
-    ``terms``: coefficients computed first when ε enters A (doubled up to ``max_terms``)."""
+    ``terms``: coefficients computed first when ε enters A (doubled up to ``max_terms``).
+    ``early``: stop at the first coefficient that shows an entry of the wrong sign (the verdict is
+    the same; the error's ``violations`` is then a lower bound and its ``partial_count`` is True)."""
     if not solution.has_basis:
         raise NotStableError("the solver returned no basis")
     powers, parts, b_series, c_series = _exact_data(tlp)
@@ -221,50 +376,52 @@ def certify_stable_basis(tlp, solution: LPSolution, terms: int | None = None,
     b_tight = {k: v[tight] for k, v in b_series.items()}
     c_basic = {k: v[basic] for k, v in c_series.items()}
     count = (max(deg_b, deg_c) + 1) if polynomial else (terms or 2 * max(deg_b, deg_c, 1) + 4)
-    while True:
-        zs = solver.primal(b_tight, count - 1)
-        ps = solver.dual(c_basic, count - 1)
-        for name, series in (("basic values", zs), ("row duals", ps)):
-            poles = [k for k in sorted(series) if k < 0 and any(series[k])]
-            if poles:
-                raise NotStableError(f"the {name} B(ε)⁻¹b(ε) have a pole of order {-poles[0]} at "
-                                     "ε = 0 (Laurent expansion, Lemma 13.3): no finite limit")
-        z_full = []
-        pi_full = []
-        for k in range(count):
-            z = fmpq_zeros(n)
-            z[basic] = zs[k]
-            z_full.append(z)
-            p = fmpq_zeros(m)
-            p[tight] = ps[k]
-            pi_full.append(p)
-        entries, vanish = _optimality_entries(parts, b_series, c_series, senses, z_full, pi_full,
-                                              basic, tight, col_lower, lp.sense, count)
-        sign, _ = _signs(entries)
-        wrong = np.flatnonzero((sign < 0) | (vanish & (sign != 0)))
-        if len(wrong):
-            k = int(wrong[0])
-            what = "must vanish" if vanish[k] else "must be ≥ 0"
-            raise NotStableError(f"{len(wrong)} entries of the optimality certificate t_B(ε) have the "
-                                 f"wrong sign near ε = 0; the first {what} but its expansion starts "
-                                 f"{[str(c) for c in entries[k, :4]]}", len(wrong))
-        undecided = np.flatnonzero(sign == 0)
-        if polynomial or not len(undecided):
-            break
-        # truncated series all zero: decide by an exact evaluation at a rational point
-        if _vanish_at_random_point(parts, B, b_series, c_series, senses, basic, tight, col_lower,
-                                   lp.sense, m, n, undecided, seed):
-            break
-        if count >= max_terms:
-            raise NotStableError(f"entries of t_B(ε) have {count} vanishing Taylor coefficients but are "
-                                 "not identically zero; more terms are needed")
-        count *= 2
+    if not solver.pole_order:
+        count, entries, sign, z_full, pi_full = _taylor_by_term(
+            solver, parts, B, b_series, c_series, senses, basic, tight, col_lower, lp.sense, m, n,
+            count, max_terms, seed, early, polynomial)
+    else:
+        while True:
+            zs = solver.primal(b_tight, count - 1)
+            ps = solver.dual(c_basic, count - 1)
+            for name, series in (("basic values", zs), ("row duals", ps)):
+                poles = [k for k in sorted(series) if k < 0 and series[k].astype(bool).any()]
+                if poles:
+                    raise NotStableError(f"the {name} B(ε)⁻¹b(ε) have a pole of order {-poles[0]} at "
+                                         "ε = 0 (Laurent expansion, Lemma 13.3): no finite limit")
+            z_full = []
+            pi_full = []
+            for k in range(count):
+                z = fmpq_zeros(n)
+                z[basic] = zs[k]
+                z_full.append(z)
+                p = fmpq_zeros(m)
+                p[tight] = ps[k]
+                pi_full.append(p)
+            entries, vanish = _optimality_entries(parts, b_series, c_series, senses, z_full, pi_full,
+                                                  basic, tight, col_lower, lp.sense, count)
+            sign, _ = _signs(entries)
+            wrong = np.flatnonzero((sign < 0) | (vanish & (sign != 0)))
+            if len(wrong):
+                k = int(wrong[0])
+                what = "must vanish" if vanish[k] else "must be ≥ 0"
+                raise NotStableError(f"{len(wrong)} entries of the optimality certificate t_B(ε) have the "
+                                     f"wrong sign near ε = 0; the first {what} but its expansion starts "
+                                     f"{[str(c) for c in entries[k, :4]]}", len(wrong))
+            undecided = np.flatnonzero(sign == 0)
+            if polynomial or not len(undecided):
+                break
+            # truncated series all zero: decide by an exact evaluation at a rational point
+            if _vanish_at_random_point(parts, B, b_series, c_series, senses, basic, tight, col_lower,
+                                       lp.sense, m, n, undecided, seed):
+                break
+            if count >= max_terms:
+                raise NotStableError(f"entries of t_B(ε) have {count} vanishing Taylor coefficients but are "
+                                     "not identically zero; more terms are needed")
+            count *= 2
     certified = None
     if polynomial:
-        bounds = [_positive_on(list(entries[k])) for k in np.flatnonzero(sign > 0).tolist()
-                  if np.count_nonzero(entries[k] != 0) > 1]
-        finite = [b for b in bounds if b is not None]
-        certified = min(finite) if finite else Fraction(1)
+        certified = _certified_epsilon(entries, sign)
     if polynomial:
         how = ("polynomial t_B(ε) with lexicographically nonnegative entries; optimal on (0, ε*] "
                "by the bound a_m/(a_m + μ)")

@@ -28,15 +28,16 @@ violated variable; e.g. Maros 2003, §9.3; the ratio test stops at the first bre
 Dantzig's (the largest |d_j|) until :data:`STALL` pivots pass without strict progress, then Bland's
 least-index rule for good (Bland 1977), which terminates.
 
-Each pivot solves two systems with the basis matrix exactly, Bᵀπ = c̄_B and B α = a_q, by the
-sparse solver of :mod:`lpgame.lp.exact` (float LU, exact iterative refinement, rational
-reconstruction; a dense python-flint ``fmpq_mat`` solve where that fails); x_B is updated exactly
-(x_B ← x_B − tα, x_q ← t) and recomputed with a third solve at every restart. Measured on Leduc
-L2252 (1,302 rows, loaded 2-core machine): about 0.3–0.6 s per pivot, against about 4.6 s for
-the dense ``fmpq_mat`` inverse with rank-one updates of :mod:`lpgame.lp.exact_simplex`; one
-solve with the basis there takes 0.38 s by reconstruction and 10.8 s by python-flint's dense
-p-adic (Dixon) ``fmpq_mat.solve``. About half of a pivot is the rational reconstruction, a sixth
-the reduced costs in Fractions.
+Each pivot solves two systems with the basis matrix exactly, Bᵀπ = c̄_B and B α = a_q, in
+python-flint rationals with one exact sparse LU of an earlier basis and the product-form etas of
+the pivots since (:class:`~lpgame.equilibria.refinements.updated_factor.UpdatedFactor`), refactorised
+every :data:`~lpgame.equilibria.refinements.updated_factor.REFACTOR_EVERY` pivots; x_B is updated
+exactly (x_B ← x_B − tα, x_q ← t). A fresh factorisation is kept for the next start or ξ that asks
+for the same basis (for every ξ when ε does not enter A). Measured on Leduc L2232 QPE at
+ξ = 2⁻²⁰ from HiGHS's basis (141 pivots, loaded 2-core machine, side by side): 1.4 s, against
+4.6 s when every solve was a float LU with exact iterative refinement and rational
+reconstruction (:func:`lpgame.lp.exact.solve_sparse_rational`, still used by :func:`solve_scaled`
+for the criss-cross method); the pivots and the optimal basis are the same.
 """
 
 from __future__ import annotations
@@ -45,12 +46,25 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import flint
 import numpy as np
 
-from lpgame.errors import ExactCheckError, LpgameError
+from lpgame.equilibria.refinements.exact_sparse_factor import (
+    ExactFactor,
+    SingularMatrixError,
+    SparseQ,
+    fmpq_vector,
+    fmpq_zeros,
+    to_fractions,
+)
+from lpgame.equilibria.refinements.updated_factor import REFACTOR_EVERY, UpdatedFactor
+from lpgame.errors import LpgameError
 from lpgame.lp.exact import SparseRational, solve_sparse_rational
 from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO, LPSolution
-from lpgame.rational import RationalMatrix, common_denominator, scaled_products
+from lpgame.rational import RationalMatrix, common_denominator
+
+Q = flint.fmpq
+Q0 = Q(0)
 
 
 def solve_scaled(matrix: SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
@@ -70,6 +84,10 @@ EXACT_SCHEDULE = [Fraction(1, 2 ** k) for k in (10, 20, 30, 40, 60, 80, 100)]
 
 STALL = 50
 """Pivots without strict progress (degenerate) before Dantzig's pricing gives way to Bland's."""
+
+FACTOR_CACHE = 8
+"""Exact basis factorisations kept for reuse (by the starts' infeasibility counts, the simplex,
+the next ξ)."""
 
 MAX_PIVOTS = 5000
 """Pivots per ξ before the exact simplex gives up."""
@@ -97,6 +115,10 @@ class ExactInstance:
     indptr: np.ndarray = field(repr=False, default=None)    # A by columns
     order: np.ndarray = field(repr=False, default=None)
     cost_scaled: tuple = field(repr=False, default=None)     # cost as (integers, denominator)
+    q: tuple = field(repr=False, default=None)               # fmpq data (exact simplex), cached
+    fixed_mask: np.ndarray = field(repr=False, default=None)  # kinds != FIXED
+    kind_array: np.ndarray = field(repr=False, default=None)  # kinds as an array, cached
+    factors: dict = field(repr=False, default_factory=dict)   # basis → ExactFactor (_factor)
 
     def column_entries(self, j: int) -> tuple[np.ndarray, np.ndarray, list[Fraction]]:
         """(rows, integer entries over ``den``, Fractions) of variable j's column of [A D]."""
@@ -131,7 +153,7 @@ def exact_instance(tlp, xi: Fraction) -> ExactInstance:
         if Ak is not None:
             rows.append(Ak.rows)
             cols.append(Ak.cols)
-            data.extend(v * f for v in Ak.data)
+            data.extend(Ak.data if f == 1 else [v * f for v in Ak.data])
     A = RationalMatrix((m, n), np.concatenate(rows), np.concatenate(cols), data)
     col_lower = np.concatenate([v.lower for v in base.variables])
     col_upper = np.concatenate([v.upper for v in base.variables])
@@ -144,31 +166,69 @@ def exact_instance(tlp, xi: Fraction) -> ExactInstance:
     indptr = np.concatenate([[0], np.cumsum(np.bincount(A.cols, minlength=n))])
     cost = [sign * v for v in c] + [Fraction(0)] * m
     c_nums, c_den = common_denominator(cost)
+    constant = all(Ak is None for k, (_, Ak, _) in powers.items() if k > 0)
+    factors = tlp.__dict__.setdefault("_exact_factors", {}).setdefault(len(tlp.terms), {}) \
+        if constant else {}
     return ExactInstance(xi, m, n, cost, A, [-1 if s == ">=" else 1 for s in senses], kinds, b,
-                         nums, den, indptr, order, (c_nums.tolist(), c_den))
+                         nums, den, indptr, order, (c_nums.tolist(), c_den),
+                         fixed_mask=np.array([k != FIXED for k in kinds], dtype=bool),
+                         factors=factors)
 
 
-def _solve(matrix: SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
-    """matrix · x = rhs exactly, solved with an integer right-hand side (rhs times its common
-    denominator D, so the reconstruction needs only det-sized denominators), x = y / D."""
-    if not any(rhs):
-        return [Fraction(0)] * matrix.shape[1]
-    r_nums, r_den = common_denominator(rhs)
-    y, _ = solve_sparse_rational(matrix, [Fraction(v) for v in r_nums.tolist()], what)
-    return y if r_den == 1 else [v / r_den for v in y]
+def _fmpq_data(inst: ExactInstance):
+    """(A's columns as (rows, fmpq values) segments, Aᵀ as :class:`SparseQ`, costs and b(ξ) as
+    fmpq vectors), computed once per instance."""
+    if inst.q is None:
+        A = SparseQ.from_rational(inst.A)
+        At = A.T                                     # sorted by A's column, then row
+        starts = np.searchsorted(At.rows, np.arange(inst.n + 1))
+        inst.q = (At, starts, fmpq_vector(inst.cost), fmpq_vector(inst.rhs),
+                  np.array([Q(v) for v in inst.slack], dtype=object))
+    return inst.q
 
 
-def _basis_matrix(inst: ExactInstance, basis: list[int]) -> SparseRational:
-    rows, cols, nums, data = [], [], [], []
+def _basis_matrix(inst: ExactInstance, basis: list[int]) -> SparseQ:
+    """B = the columns ``basis`` of [A D] as a square :class:`SparseQ`."""
+    At, starts, _, _, slack = _fmpq_data(inst)
+    rows, cols, vals = [], [], []
     for k, j in enumerate(basis):
-        r, v, d = inst.column_entries(j)
-        rows.append(r)
-        cols.append(np.full(len(r), k, dtype=np.int64))
-        nums.append(v)
-        data.extend(d)
-    nums_all = np.concatenate(nums) if nums else np.zeros(0, dtype=object)
-    return SparseRational(np.concatenate(rows), np.concatenate(cols), data, (inst.m, inst.m),
-                           (nums_all.astype(object), inst.den))
+        if j >= inst.n:
+            rows.append(np.array([j - inst.n]))
+            vals.append(slack[j - inst.n:j - inst.n + 1])
+        else:
+            rows.append(At.cols[starts[j]:starts[j + 1]])
+            vals.append(At.vals[starts[j]:starts[j + 1]])
+        cols.append(np.full(len(rows[-1]), k, dtype=np.int64))
+    return SparseQ((inst.m, inst.m), np.concatenate(rows), np.concatenate(cols),
+                   np.concatenate(vals) if vals else np.empty(0, dtype=object))
+
+
+def _factor(inst: ExactInstance, basis: list[int], what: str) -> UpdatedFactor:
+    """A fresh exact factorisation of the basis matrix, kept in ``inst.factors`` (shared by the
+    instances of every ξ when ε does not enter A: the basis matrix is then the same at every ξ)
+    for the next start or ξ that asks for the same basis."""
+    key = tuple(basis)
+    factor = inst.factors.get(key)
+    if factor is None:
+        try:
+            factor = ExactFactor(_basis_matrix(inst, basis))
+        except SingularMatrixError as exc:
+            raise ExactSimplexError(f"{what} is singular in exact arithmetic ({exc})") from exc
+        if len(inst.factors) >= FACTOR_CACHE:
+            inst.factors.pop(next(iter(inst.factors)))
+        inst.factors[key] = factor
+    return UpdatedFactor(factor)
+
+
+def _column(inst: ExactInstance, j: int) -> np.ndarray:
+    """Column j of [A D] as a dense fmpq vector."""
+    At, starts, _, _, slack = _fmpq_data(inst)
+    out = fmpq_zeros(inst.m)
+    if j >= inst.n:
+        out[j - inst.n] = slack[j - inst.n]
+    else:
+        out[At.cols[starts[j]:starts[j + 1]]] = At.vals[starts[j]:starts[j + 1]]
+    return out
 
 
 def statuses_to_basis(inst: ExactInstance, col_basis, row_basis) -> list[int]:
@@ -193,42 +253,35 @@ def basis_to_statuses(inst: ExactInstance, basis: list[int]) -> tuple[np.ndarray
     return cols, rows
 
 
-def _reduced_costs(inst: ExactInstance, pi: list[Fraction], costs: list[Fraction] | None,
-                   in_basis: set) -> dict[int, int]:
-    """d_j = c̄_j − a_jᵀπ of the nonbasic variables that are not fixed (``costs`` None: phase 1,
-    whose nonbasic costs are 0), as integer numerators over one positive common denominator (only
-    their signs and sizes are compared). Aᵀπ in integers over common denominators."""
-    pi_nums, pi_den = common_denominator(pi)
-    at = scaled_products(inst.A.cols, inst.A.rows, inst.nums, pi_nums, inst.n).tolist()
-    if costs is None:
-        c_nums, c_den = [0] * (inst.n + inst.m), 1
-    else:
-        c_nums, c_den = inst.cost_scaled
-    scale = inst.den * pi_den                      # d_j = (c_j·scale − at_j·c_den) / (c_den·scale)
-    pis = pi_nums.tolist()
-    out = {}
-    for j in range(inst.n + inst.m):
-        if j in in_basis or inst.kinds[j] == FIXED:
-            continue
-        a = at[j] if j < inst.n else inst.slack[j - inst.n] * pis[j - inst.n] * inst.den
-        d = c_nums[j] * scale - a * c_den
-        if d:
-            out[j] = d
-    return out
+def _reduced_costs(inst: ExactInstance, pi: np.ndarray, phase1: bool, in_basis: np.ndarray
+                   ) -> dict[int, flint.fmpq]:
+    """d_j = c̄_j − a_jᵀπ of the nonbasic variables that are not fixed and not zero (phase 1:
+    the nonbasic costs are 0)."""
+    At, _, cost, _, slack = _fmpq_data(inst)
+    d = np.concatenate([At.matvec(pi), slack * pi])
+    d = -d if phase1 else cost - d
+    keep = ~in_basis & inst.fixed_mask
+    idx = np.flatnonzero(keep)
+    vals = d[idx]
+    nz = vals.astype(bool)
+    return dict(zip(idx[nz].tolist(), vals[nz].tolist()))
 
 
 def infeasibilities(inst: ExactInstance, basis: list[int]) -> tuple[int, int]:
     """(primal, dual) infeasible variables of a basis: how far it is from optimal at ξ."""
-    B = _basis_matrix(inst, basis)
-    x = _solve(B, inst.rhs, "the basic values at ξ")
+    _, _, cost, rhs, _ = _fmpq_data(inst)
+    factor = _factor(inst, basis, "the basis")
+    x = factor.solve(rhs)
     primal = sum(1 for k, j in enumerate(basis) if _violation(inst.kinds[j], x[k]))
-    pi = _solve(B.T, [inst.cost[j] for j in basis], "the duals at ξ")
-    d = _reduced_costs(inst, pi, inst.cost, set(basis))
+    pi = factor.solve_t(cost[basis])
+    in_basis = np.zeros(inst.n + inst.m, dtype=bool)
+    in_basis[basis] = True
+    d = _reduced_costs(inst, pi, False, in_basis)
     dual = sum(1 for j, v in d.items() if inst.kinds[j] == FREE or v < 0)
     return primal, dual
 
 
-def _violation(kind: int, value: Fraction) -> int:
+def _violation(kind: int, value) -> int:
     """−1 below its lower bound 0, +1 above its upper bound 0 (fixed), 0 within bounds."""
     if kind == FREE:
         return 0
@@ -239,6 +292,16 @@ def _violation(kind: int, value: Fraction) -> int:
     return 0
 
 
+def _violations(inst: ExactInstance, basis: list[int], x: np.ndarray) -> list[int]:
+    """:func:`_violation` of every basic variable, as whole-array comparisons."""
+    if inst.kind_array is None:
+        inst.kind_array = np.asarray(inst.kinds, dtype=np.int64)
+    kinds = inst.kind_array[basis]
+    below = (x < 0).astype(bool) & (kinds != FREE)
+    above = (x > 0).astype(bool) & (kinds == FIXED)
+    return (above.astype(np.int64) - below.astype(np.int64)).tolist()
+
+
 def exact_simplex_at(inst: ExactInstance, basis: list[int], deadline: float | None = None,
                      max_pivots: int = MAX_PIVOTS
                      ) -> tuple[list[int], list[Fraction], list[Fraction], int]:
@@ -246,11 +309,11 @@ def exact_simplex_at(inst: ExactInstance, basis: list[int], deadline: float | No
     basis, its basic values x_B, the row duals π = B⁻ᵀ c̄_B of the minimisation form and the
     number of pivots."""
     basis = list(basis)
-    B = _basis_matrix(inst, basis)
-    try:
-        x = _solve(B, inst.rhs, "the basic values at ξ")
-    except ExactCheckError as exc:
-        raise ExactSimplexError(f"the starting basis is singular in exact arithmetic ({exc})") from exc
+    _, _, cost, rhs, _ = _fmpq_data(inst)
+    factor = _factor(inst, basis, "the starting basis")
+    x = factor.solve(rhs)
+    in_basis = np.zeros(inst.n + inst.m, dtype=bool)
+    in_basis[basis] = True
     pivots = stalled = 0
     bland = False
     progress = None
@@ -259,41 +322,36 @@ def exact_simplex_at(inst: ExactInstance, basis: list[int], deadline: float | No
             raise ExactSimplexError(f"time limit reached after {pivots} exact pivots at ξ = {inst.xi}")
         if pivots >= max_pivots:
             raise ExactSimplexError(f"no optimal basis at ξ = {inst.xi} after {max_pivots} pivots")
-        viol = [_violation(inst.kinds[j], x[k]) for k, j in enumerate(basis)]
+        viol = _violations(inst, basis, x)
         phase1 = any(viol)
         if phase1:
-            cb = [Fraction(v) for v in viol]        # minimise Σ −x (below) + Σ x (above)
-            measure = (1, sum((v * x[k] for k, v in enumerate(viol) if v), Fraction(0)))
+            cb = np.array([Q(v) for v in viol], dtype=object)   # minimise Σ −x (below) + Σ x (above)
+            measure = (1, sum((v * x[k] for k, v in enumerate(viol) if v), Q0))
         else:
-            cb = [inst.cost[j] for j in basis]
-            measure = (0, sum((c * v for c, v in zip(cb, x) if c and v), Fraction(0)))
+            cb = cost[basis]
+            measure = (0, sum((c * v for c, v in zip(cb.tolist(), x.tolist()) if c and v), Q0))
         if progress is not None and not measure < progress:
             stalled += 1
             bland = bland or stalled >= STALL
         else:
             stalled = 0
         progress = measure
-        pi = _solve(B.T, cb, "the duals at ξ")
-        in_basis = set(basis)
-        d = _reduced_costs(inst, pi, None if phase1 else inst.cost, in_basis)
+        pi = factor.solve_t(cb)
+        d = _reduced_costs(inst, pi, phase1, in_basis)
         eligible = [j for j, v in d.items() if v < 0 or inst.kinds[j] == FREE]
         if not eligible:
             if phase1:
                 raise ExactSimplexError(f"P({inst.xi}) is infeasible in exact arithmetic (phase 1 "
                                         "ends with a violated bound)")
-            return basis, x, pi, pivots
+            return basis, to_fractions(x), to_fractions(pi), pivots
         q = min(eligible) if bland else max(eligible, key=lambda j: (abs(d[j]), -j))
         direction = 1 if d[q] < 0 else -1           # a free column may decrease
-        r_rows, _, r_data = inst.column_entries(q)
-        column = [Fraction(0)] * inst.m
-        for i, v in zip(r_rows.tolist(), r_data):
-            column[i] += v
-        alpha = _solve(B, column, "an entering column at ξ")
+        alpha = factor.solve(_column(inst, q))
+        nz = np.flatnonzero(alpha.astype(bool))
         leaving, step = None, None
-        for k, j in enumerate(basis):
+        for k in nz.tolist():
             rate = -direction * alpha[k]            # d x_k / d t
-            if not rate:
-                continue
+            j = basis[k]
             kind, v = inst.kinds[j], viol[k]
             if rate > 0:
                 blocks = v < 0 or (kind == FIXED and v == 0)
@@ -307,13 +365,17 @@ def exact_simplex_at(inst: ExactInstance, basis: list[int], deadline: float | No
         if leaving is None:
             raise ExactSimplexError(f"P({inst.xi}) is unbounded in exact arithmetic"
                                     if not phase1 else "phase 1 found no breakpoint")
-        for k in range(inst.m):
-            if alpha[k]:
-                x[k] -= step * direction * alpha[k]
+        if step:
+            x[nz] = x[nz] - alpha[nz] * (step * direction)
         x[leaving] = step * direction
+        in_basis[basis[leaving]] = False
+        in_basis[q] = True
         basis[leaving] = q
-        B = _basis_matrix(inst, basis)
         pivots += 1
+        if factor.updates + 1 >= REFACTOR_EVERY:
+            factor = _factor(inst, basis, "a basis of the exact simplex")
+        else:
+            factor.replace(leaving, alpha)
 
 
 def exact_solution(inst: ExactInstance, lp, basis: list[int], x: list[Fraction],

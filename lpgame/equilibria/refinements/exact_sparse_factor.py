@@ -65,19 +65,36 @@ def fmpq_vector(values) -> np.ndarray:
     return out
 
 
+def _coprime_fraction(p: int, q: int) -> Fraction:
+    """Fraction(p, q) for p/q already in lowest terms with q > 0 (an fmpq's), without the gcd
+    that Fraction's constructor recomputes (costly for the long Taylor coefficients of a basis)."""
+    f = object.__new__(Fraction)
+    f._numerator, f._denominator = p, q
+    return f
+
+
+if _coprime_fraction(-6, 35) != Fraction(-6, 35) or \
+        hash(_coprime_fraction(-6, 35)) != hash(Fraction(-6, 35)):   # pragma: no cover
+    def _coprime_fraction(p: int, q: int) -> Fraction:  # noqa: F811 - other Fraction internals
+        return Fraction(p, q)
+
+
 def to_fractions(values) -> list[Fraction]:
-    """fmpq (or Fraction) values as Fractions, converting each distinct value once."""
-    cache: dict = {}
-    zero = Fraction(0)
-    out = []
-    for v in values:
-        if not v:
-            out.append(zero)
+    """fmpq (or Fraction) values as Fractions."""
+    values = values if isinstance(values, np.ndarray) else np.array(list(values) + [None],
+                                                                     dtype=object)[:-1]
+    out = [Fraction(0)] * len(values)
+    cache: dict = {}                 # by (p, q): Python ints hash cheaply, fmpq and Fraction not
+    nonzero = np.flatnonzero(values.astype(bool))
+    for i, v in zip(nonzero.tolist(), values[nonzero].tolist()):
+        if type(v) is Fraction:
+            out[i] = v
             continue
-        f = cache.get(v)
+        key = (int(v.p), int(v.q))
+        f = cache.get(key)
         if f is None:
-            f = cache[v] = v if type(v) is Fraction else Fraction(int(v.p), int(v.q))
-        out.append(f)
+            f = cache[key] = _coprime_fraction(*key)
+        out[i] = f
     return out
 
 
@@ -89,7 +106,7 @@ class SparseQ:
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         vals = np.asarray(vals, dtype=object) if len(vals) else np.empty(0, dtype=object)
-        keep = np.fromiter((bool(v) for v in vals), dtype=bool, count=len(vals))
+        keep = vals.astype(bool)
         rows, cols, vals = rows[keep], cols[keep], vals[keep]
         order = np.lexsort((cols, rows))
         self.rows, self.cols, self.vals = rows[order], cols[order], vals[order]
@@ -145,8 +162,33 @@ class SparseQ:
     def matvec(self, x: np.ndarray) -> np.ndarray:
         """self @ x for an object array of fmpq."""
         out = fmpq_zeros(self.shape[0])
-        if self.nnz:
+        if not self.nnz:
+            return out
+        nonzero = x.astype(bool)
+        if nonzero.all():
             out[self._row_ids] = np.add.reduceat(self.vals * x[self.cols], self._starts)
+            return out
+        keep = np.flatnonzero(nonzero[self.cols])        # only the columns where x is nonzero
+        if not len(keep):
+            return out
+        rows = self.rows[keep]
+        starts = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
+        out[rows[starts]] = np.add.reduceat(self.vals[keep] * x[self.cols[keep]], starts)
+        return out
+
+    def select_rows(self, keep: np.ndarray) -> SparseQ:
+        """The rows ``keep`` (increasing indices) as a new matrix, renumbered 0, 1, …"""
+        keep = np.asarray(keep, dtype=np.int64)
+        position = -np.ones(self.shape[0], dtype=np.int64)
+        position[keep] = np.arange(len(keep))
+        pick = np.flatnonzero(position[self.rows] >= 0)
+        out = SparseQ.__new__(SparseQ)
+        out.shape = (len(keep), self.shape[1])
+        out.rows, out.cols, out.vals = position[self.rows[pick]], self.cols[pick], self.vals[pick]
+        change = np.flatnonzero(np.diff(out.rows)) + 1 if len(out.rows) else np.zeros(0, np.int64)
+        out._starts = np.concatenate([[0], change]).astype(np.int64) if len(out.rows) else change
+        out._row_ids = out.rows[out._starts] if len(out.rows) else change
+        out._t = None
         return out
 
     def rmatvec(self, x: np.ndarray) -> np.ndarray:
@@ -167,7 +209,7 @@ class ExactFactor:
             raise SingularMatrixError(f"matrix of shape {matrix.shape} is not square")
         self.n = n
         if n == 0:
-            self.blocks = []
+            self.match = np.zeros(0, dtype=np.int64)
             return
         match = maximum_bipartite_matching(matrix.float_pattern(), perm_type="column")
         if np.any(match < 0):
@@ -185,33 +227,36 @@ class ExactFactor:
         deps = np.unique(np.stack([lr[off], lj[off]], axis=1), axis=0) if off.any() else \
             np.zeros((0, 2), dtype=np.int64)
         order = _topological(count, deps)          # dependencies first
-        members = [[] for _ in range(count)]
-        for i, b in enumerate(label.tolist()):
-            members[b].append(i)
-        local = np.empty(n, dtype=np.int64)
-        for b in range(count):
-            local[members[b]] = np.arange(len(members[b]))
-        # per block: off-block entries for the primal (rows in block) and the transpose (j in block)
-        primal_off = [[] for _ in range(count)]
-        dual_off = [[] for _ in range(count)]
-        inside: dict[int, list] = {}
-        for r, j, v, a, c in zip(rows.tolist(), js.tolist(), vals.tolist(), lr.tolist(), lj.tolist()):
-            if a == c:
-                inside.setdefault(a, []).append((local[r], local[j], v))
-            else:
-                primal_off[a].append((int(local[r]), j, v))
-                dual_off[c].append((int(local[j]), r, v))
-        self.blocks = []
-        for b in order:
-            idx = members[b]
-            if len(idx) == 1:
-                entry = inside.get(b, [])
-                if not entry:   # pragma: no cover - the matching puts a nonzero on the diagonal
-                    raise SingularMatrixError("zero on the matched diagonal")
-                kind, data = "scalar", 1 / entry[0][2]
-            else:
-                kind, data = "lu", _SparseLU(len(idx), inside[b])
-            self.blocks.append((idx, kind, data, primal_off[b], dual_off[b]))
+        sizes = np.bincount(label, minlength=count)
+        # the diagonal blocks: 1 × 1 ones are divisions, larger ones a sparse LU each
+        inside = ~off
+        big = sizes[lr] > 1
+        small = inside & ~big
+        self._scalar_pos = rows[small]             # row i = unknown i of a 1 × 1 block
+        self._scalar_inv = np.array([1 / v for v in vals[small].tolist()] + [None],
+                                    dtype=object)[:-1]
+        if len(self._scalar_pos) != int((sizes == 1).sum()):   # pragma: no cover - matched diagonal
+            raise SingularMatrixError("zero on the matched diagonal")
+        self._lus = {}
+        pick = np.flatnonzero(inside & big)
+        if len(pick):
+            members = {}
+            for b in np.flatnonzero(sizes > 1).tolist():
+                members[b] = np.flatnonzero(label == b)
+            local = np.empty(n, dtype=np.int64)
+            for idx in members.values():
+                local[idx] = np.arange(len(idx))
+            by_block = np.argsort(lr[pick], kind="stable")
+            pick = pick[by_block]
+            cuts = np.flatnonzero(np.diff(lr[pick])) + 1
+            for part in np.split(pick, cuts):
+                blk = int(lr[part[0]])
+                entries = zip(local[rows[part]].tolist(), local[js[part]].tolist(),
+                              vals[part].tolist())
+                self._lus[blk] = (members[blk], _SparseLU(len(members[blk]), entries))
+        self._count, self._label, self._order, self._deps = count, label, order, deps
+        self._off = (rows[off], js[off], vals[off], lr[off], lj[off])
+        self._plans = {}
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """x with M x = rhs (object arrays of fmpq)."""
@@ -225,25 +270,65 @@ class ExactFactor:
 
     def _substitute(self, rhs, transpose: bool) -> np.ndarray:
         """Block substitution through the block triangular form: forward over the blocks for M
-        (right-hand side by row), backward for Mᵀ (right-hand side by matched column)."""
+        (right-hand side by row), backward for Mᵀ (right-hand side by matched column). Blocks
+        are taken level by level (a level's blocks need only earlier levels: level scheduling),
+        each level's off-block products and its 1 × 1 blocks as whole-array operations."""
         y = fmpq_zeros(self.n)
-        blocks = reversed(self.blocks) if transpose else self.blocks
-        for idx, kind, data, primal_off, dual_off in blocks:
-            local = [rhs[i] for i in idx]
-            for r, k, v in (dual_off if transpose else primal_off):
-                if y[k]:
-                    local[r] -= v * y[k]
-            for pos, value in zip(idx, _block_solve(kind, data, local, transpose)):
-                y[pos] = value
+        if self.n == 0:
+            return y
+        work = np.array(rhs, dtype=object)
+        for targets, order, starts, sources, vals, scalars, inverses, lus in self._plan(transpose):
+            if len(sources):
+                products = vals * y[sources]
+                work[targets] = work[targets] - np.add.reduceat(products[order], starts)
+            if len(scalars):
+                y[scalars] = work[scalars] * inverses
+            for idx, data in lus:
+                local = work[idx].tolist()
+                if any(local):
+                    y[idx] = data.solve_t(local) if transpose else data.solve(local)
         return y
 
-
-def _block_solve(kind, data, local, transpose):
-    if kind == "scalar":
-        return [local[0] * data]
-    if not any(local):
-        return [Q0] * len(local)
-    return data.solve_t(local) if transpose else data.solve(local)
+    def _plan(self, transpose: bool) -> list:
+        """The levels of the block substitution (see :meth:`_substitute`), computed once: a
+        block's level is one more than the highest level of the blocks it needs (for M, the
+        blocks of its off-block unknowns; for Mᵀ, those of its off-block rows)."""
+        if transpose in self._plans:
+            return self._plans[transpose]
+        count, label = self._count, self._label
+        rows, js, vals, lr, lj = self._off
+        # (block, needs): M's block of row r needs the block of unknown j; Mᵀ the other way
+        deps = self._deps if not transpose else self._deps[:, ::-1]
+        order = self._order if not transpose else self._order[::-1]
+        needs: list[list[int]] = [[] for _ in range(count)]
+        for blk, need in deps.tolist():
+            needs[blk].append(need)
+        level = [0] * count
+        for blk in order:
+            if needs[blk]:
+                level[blk] = 1 + max(level[k] for k in needs[blk])
+        level = np.asarray(level, dtype=np.int64)
+        top = int(level.max()) + 1
+        targets, sources = (js, rows) if transpose else (rows, js)
+        entry_level = level[label[targets]]
+        by = np.lexsort((targets, entry_level))
+        targets, sources, vals, entry_level = targets[by], sources[by], vals[by], entry_level[by]
+        bounds = np.searchsorted(entry_level, np.arange(top + 1))
+        scalar_level = level[label[self._scalar_pos]]
+        lus_by_level: list[list] = [[] for _ in range(top)]
+        for blk, (idx, data) in self._lus.items():
+            lus_by_level[int(level[blk])].append((idx, data))
+        plan = []
+        for lv in range(top):
+            t = targets[bounds[lv]:bounds[lv + 1]]
+            starts = np.flatnonzero(np.concatenate([[True], t[1:] != t[:-1]])) if len(t) else \
+                np.zeros(0, dtype=np.int64)
+            pick = np.flatnonzero(scalar_level == lv)
+            plan.append((t[starts], slice(None), starts, sources[bounds[lv]:bounds[lv + 1]],
+                         vals[bounds[lv]:bounds[lv + 1]], self._scalar_pos[pick],
+                         self._scalar_inv[pick], lus_by_level[lv]))
+        self._plans[transpose] = plan
+        return plan
 
 
 class _SparseLU:

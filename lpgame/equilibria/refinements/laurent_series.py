@@ -68,6 +68,9 @@ class NotStableError(LpgameError):
     B(ε) is singular for every ε (not a basis) or its singular core is too large, and by the
     verdict of :func:`lpgame.equilibria.refinements.basis_stability.certify_stable_basis`."""
 
+    partial_count = False
+    """True when the test stopped at the first wrong sign (``violations`` is then a lower bound)."""
+
     def __init__(self, message: str, violations: int = 0):
         super().__init__(message)
         self.violations = violations
@@ -248,7 +251,7 @@ class LaurentSolver:
             for j in self.varying:
                 if k - j >= low:
                     rhs = rhs - self.parts[j].matvec(z[k - j])
-            z[k] = self.factor.solve(rhs) if any(rhs) else fmpq_zeros(n)
+            z[k] = self.factor.solve(rhs) if rhs.astype(bool).any() else fmpq_zeros(n)
         return z
 
     def dual(self, c: dict[int, np.ndarray], top: int) -> dict[int, np.ndarray]:
@@ -261,7 +264,7 @@ class LaurentSolver:
             for j in self.varying:
                 if k - j >= 0:
                     rhs = rhs - self.parts[j].T.matvec(u[k - j])
-            u[k] = self.factor.solve_t(rhs) if any(rhs) else fmpq_zeros(n)
+            u[k] = self.factor.solve_t(rhs) if rhs.astype(bool).any() else fmpq_zeros(n)
         for step in reversed(self.steps):               # u ← Pᵀ D⁻¹ u
             low, high = min(u), max(u)
             new = {}

@@ -115,6 +115,14 @@ class _Term:
     block: str           # constraint block (A, b) or variable block (c)
     var: str | None      # variable block of an A term
     data: object         # matrix (A) or vector (b, c)
+    floats: np.ndarray | None = None    # a vector's data as floats, once
+
+
+def _floats(term: _Term) -> np.ndarray:
+    """A b or c term's vector as floats (converted once: P(ξ) is built for every ξ)."""
+    if term.floats is None:
+        term.floats = np.array([float(v) for v in term.data], dtype=float)
+    return term.floats
 
 
 class TremblingLP:
@@ -172,19 +180,21 @@ class TremblingLP:
                 if t.kind == "A":
                     terms.append((lp.block(t.var), sp.csr_array(as_scipy(t.data) * xi ** t.power)))
                 elif t.kind == "b":
-                    rhs = rhs + xi ** t.power * np.array([float(r) for r in t.data])
+                    rhs = rhs + xi ** t.power * _floats(t)
             lp.add_constraints(con.name, terms, con.sense, rhs, con.labels)
         objective = [(lp.block(v.name), coef) for v, coef in base.objective]
         for t in self.terms:
             if t.kind == "c":
-                objective.append((lp.block(t.block), xi ** t.power
-                                  * np.array([float(c) for c in t.data])))
+                objective.append((lp.block(t.block), xi ** t.power * _floats(t)))
         lp.set_objective(objective, base.sense, base.objective_constant)
         return lp
 
     def exact_powers(self) -> dict[int, tuple[list[Fraction], RationalMatrix | None, list[Fraction]]]:
         """{k: (c_k, A_k, b_k)} in exact rationals over the assembled columns and rows (A_k None
-        where ε^k does not enter A)."""
+        where ε^k does not enter A), computed once per set of terms (treat them as read-only)."""
+        cached = getattr(self, "_powers", None)
+        if cached is not None and cached[0] == len(self.terms):
+            return cached[1]
         c0, A0, senses, b0 = self.base.assemble_exact()
         out = {0: (c0, A0, b0)}
         n, m = self.base.num_cols, self.base.num_rows
@@ -209,6 +219,7 @@ class TremblingLP:
             A = RationalMatrix.from_blocks((m, n), blocks) if blocks else None
             out[k] = (c, A, b)
         self._senses = senses
+        self._powers = (len(self.terms), out)
         return out
 
 
@@ -254,7 +265,7 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
     solve_seconds = check_seconds = 0.0
     reason = ""
     verdicts: dict[bytes, StableBasis | str] = {}     # one exact test per distinct basis
-    closest = None        # (violations, basis) of the basis nearest to stable, for the fallback
+    unstable = []         # (key, solution, ξ) of the bases found not stable, in order
     solved: dict[Fraction, LPSolution] = {}           # HiGHS's solutions, for the exact stage
     terms = [terms]                                   # Taylor terms; None after an overflow
     for xi in schedule:
@@ -286,11 +297,9 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
         key = _basis_key(solution)
         t0 = time.perf_counter()
         if key not in verdicts:
-            verdicts[key] = _verdict(tlp, solution, terms)
-            violations = getattr(verdicts[key], "violations", None)
-            if violations is not None and solution.has_basis and \
-                    (closest is None or violations < closest[0]):
-                closest = (violations, solution, xi)
+            verdicts[key] = _verdict(tlp, solution, terms, early=True)
+            if getattr(verdicts[key], "violations", None) is not None and solution.has_basis:
+                unstable.append((key, solution, xi))
         check_seconds += time.perf_counter() - t0
         verdict = verdicts[key]
         if isinstance(verdict, str):
@@ -304,6 +313,10 @@ def solve_limit(tlp: TremblingLP, schedule: list[Fraction] | None = None,
         why = reason or "every solve failed"
         raise SolverTimeLimitError(f"trembling LP {tlp.base.name!r}: no P(ξ) was solved ({why})")
     xi, solution, lp = last
+    t0 = time.perf_counter()
+    closest = _closest(tlp, unstable, verdicts, terms) \
+        if exact_fallback and not reason.startswith("time limit") else None
+    check_seconds += time.perf_counter() - t0
     seconds = {"solve": solve_seconds, "stability": check_seconds}
     if not reason and exact_fallback in (True, "simplex") and solved:
         # floating point could not resolve the small ξ: exact simplex pivots at fixed rational ξ
@@ -417,7 +430,7 @@ def _exact_stage(tlp, exact_schedule, solved, closest, verdicts, deadline, terms
         key = _basis_key(solution)
         t1 = time.perf_counter()
         if key not in verdicts:
-            verdicts[key] = _verdict(tlp, solution, terms)
+            verdicts[key] = _verdict(tlp, solution, terms, early=True)
         seconds["stability"] += time.perf_counter() - t1
         verdict = verdicts[key]
         record = {"xi": str(xi), "how": EXACT_HOW, "start": best[1], "pivots": pivots}
@@ -435,9 +448,35 @@ class _Unstable(str):
     (None when the test could not decide)."""
 
     violations: int | None = None
+    partial_count: bool = False
 
 
-def _verdict(tlp: TremblingLP, solution: LPSolution, terms: list) -> StableBasis | _Unstable:
+def _closest(tlp: TremblingLP, unstable: list, verdicts: dict, terms: list):
+    """(violations, solution, ξ) of the first basis with the fewest entries of the wrong sign, for
+    the exact stage. A verdict that stopped at its first wrong sign (``early``) holds a lower
+    bound of its count; bases are completed in the order of their lower bounds, until the
+    smallest complete count is below every bound left, so the choice is the one the complete
+    counts give (the first basis with the fewest)."""
+    found = [(verdicts[key].violations, index) for index, (key, _, _) in enumerate(unstable)
+             if getattr(verdicts[key], "violations", None) is not None]
+    best = None                                   # (count, index)
+    for bound, index in sorted(found):
+        if best is not None and bound > best[0]:
+            break
+        key, solution, _ = unstable[index]
+        if getattr(verdicts[key], "partial_count", False):
+            verdicts[key] = _verdict(tlp, solution, terms)
+        count = getattr(verdicts[key], "violations", None)
+        if count is not None and (best is None or (count, index) < best):
+            best = (count, index)
+    if best is None:
+        return None
+    _, solution, xi = unstable[best[1]]
+    return best[0], solution, xi
+
+
+def _verdict(tlp: TremblingLP, solution: LPSolution, terms: list,
+             early: bool = False) -> StableBasis | _Unstable:
     """:func:`certify_stable_basis`, its refusal as a string. Where ``terms[0]`` Taylor
     coefficients grow past what floats can hold inside the exact solver (OverflowError; seen on
     Leduc EFPE with 2·depth + 4 terms), the test is repeated with its default count (it adds terms
@@ -445,15 +484,16 @@ def _verdict(tlp: TremblingLP, solution: LPSolution, terms: list) -> StableBasis
     follow; an overflow then counts as undecided, not as a crash."""
     try:
         try:
-            return certify_stable_basis(tlp, solution, terms=terms[0])
+            return certify_stable_basis(tlp, solution, terms=terms[0], early=early)
         except OverflowError:
             if terms[0] is None:
                 raise
             terms[0] = None
-            return certify_stable_basis(tlp, solution)
+            return certify_stable_basis(tlp, solution, early=early)
     except NotStableError as exc:
         out = _Unstable(str(exc))
         out.violations = exc.violations
+        out.partial_count = exc.partial_count
         return out
     except (OverflowError, ExactCheckError) as exc:
         return _Unstable(f"the stability test could not decide ({type(exc).__name__}: {exc})")
