@@ -41,7 +41,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import networkx as nx
 import numpy as np
 
 from lpgame.abstraction.signal_rules import OrderedSignalRules
@@ -187,6 +186,8 @@ def ordered_game_isomorphic(tree: _ExplicitSignalTree, x: tuple, y: tuple) -> bo
         if len(cx) != len(cy):
             result = False
         else:                                                      # steps 3-5
+            import networkx as nx
+
             graph = nx.Graph()
             left = [("x", a) for a in cx]
             graph.add_nodes_from(left)
@@ -205,6 +206,8 @@ def game_shrink_signal_tree(game: OrderedSignalRules, max_nodes: int = 20000
     """Algorithm 2 on the signal tree of a small game: per depth 1..S, for every parent node the
     classes of its children (as lists of signal ids) after union-find merges of every isomorphic
     sibling pair (Algorithm 1). Refuses trees with more than ``max_nodes`` nodes."""
+    import networkx as nx
+
     from lpgame.errors import ModelTooLargeError
     if game.signal_tree_size() > max_nodes:
         raise ModelTooLargeError(

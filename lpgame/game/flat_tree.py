@@ -29,8 +29,8 @@ import gc
 import math
 from fractions import Fraction
 from numbers import Rational
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from lpgame.errors import InvalidGameError
@@ -45,6 +45,9 @@ from lpgame.game.tree_index import (
     checked_payoffs,
 )
 from lpgame.rational import to_fraction
+
+if TYPE_CHECKING:     # networkx is imported where a graph is made, not at start-up
+    import networkx as nx
 
 
 @contextlib.contextmanager
@@ -95,6 +98,8 @@ class FlatTree:
                 if record[2] == CHANCE:
                     edge["prob"] = record[4][position]
                 edge_list.append((parent, i, edge))
+        import networkx as nx
+
         graph = nx.DiGraph()
         graph.add_nodes_from(node_list)
         graph.add_edges_from(edge_list)

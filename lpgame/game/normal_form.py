@@ -25,7 +25,6 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-import networkx as nx
 import numpy as np
 
 from lpgame.errors import InvalidGameError
@@ -97,6 +96,8 @@ class NormalFormGame:
 
     def to_extensive(self) -> Game:
         """The one-level extensive form: each player picks once, seeing nothing."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         counter = itertools.count()
         root = next(counter)

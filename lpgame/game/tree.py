@@ -37,15 +37,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.flat_tree import FlatTree, index_flat_tree, paused_gc
 from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL, TreeIndex, build_tree_index
 from lpgame.rational import to_fraction
+
+if TYPE_CHECKING:     # networkx is imported where a graph is made, not at start-up
+    import networkx as nx
 
 
 class IndexedGame:
@@ -142,6 +144,8 @@ class Game(IndexedGame):
 
     def __init__(self, graph: nx.DiGraph, num_players: int, root: Any = None, name: str = "game",
                  player_names: Sequence[str] | None = None):
+        import networkx as nx
+
         if not isinstance(graph, nx.DiGraph):
             raise InvalidGameError(f"a game tree must be a networkx.DiGraph, got {type(graph)}")
         if graph.number_of_nodes() == 0:
@@ -208,6 +212,8 @@ class GameBuilder:
 
     def __init__(self, num_players: int = 2, name: str = "game",
                  player_names: Sequence[str] | None = None):
+        import networkx as nx
+
         self.graph = nx.DiGraph()
         self.num_players = num_players
         self.name = name

@@ -32,12 +32,15 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Rational
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from lpgame.errors import InvalidGameError
 from lpgame.rational import float_or_infinity, to_fraction
+
+if TYPE_CHECKING:     # networkx is imported where a graph is made, not at start-up
+    import networkx as nx
 
 CHANCE = "chance"
 DECISION = "decision"

@@ -49,7 +49,6 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import networkx as nx
 import numpy as np
 
 from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, enumerate_reduced_plans, plan_label
@@ -175,6 +174,8 @@ def _normalised(point: tuple) -> tuple:
 def maximal_nash_subsets(equilibria: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
     """Maximal complete bipartite subgraphs (X', Y') of the graph of extreme equilibria: maximal
     cliques of that graph with each side completed, keeping those with both sides non-empty."""
+    import networkx as nx
+
     graph = nx.Graph()
     xs = sorted({i for i, _ in equilibria})
     ys = sorted({j for _, j in equilibria})
