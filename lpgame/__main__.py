@@ -1,7 +1,5 @@
 """``python -m lpgame`` runs the command line."""
 
-import sys
+from lpgame.cli import run
 
-from lpgame.cli import main
-
-sys.exit(main())
+run()

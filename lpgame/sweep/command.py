@@ -175,7 +175,8 @@ def _is_command_line() -> bool:
     if spec is not None and spec.name in ("lpgame.__main__", "lpgame.sweep.command"):
         return True
     cli = sys.modules.get("lpgame.cli")
-    return cli is not None and getattr(main_module, "main", None) is getattr(cli, "main", 0)
+    return cli is not None and any(getattr(main_module, name, None) is getattr(cli, name, 0)
+                                   for name in ("run", "main"))
 
 
 def _is_pair(text: str) -> bool:
