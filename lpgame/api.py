@@ -125,6 +125,15 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
     if backend not in BACKENDS:
         raise UnknownSolverError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     solver_options = _solver_options(options)
+    if options.get("method") == "signal_operator":   # a signal form: solved without its tree
+        if abstraction is not None:
+            raise OptionError("method='signal_operator' shrinks the game itself "
+                              "(operator_filter='gameshrink'); leave out abstraction")
+        entry = registry.select(concept, GameInfo(getattr(game, "name", str(game)), 2, True),
+                                options)
+        result = _run(entry, game, exact, backend, options, solver_options)
+        result.seconds["total"] = time.perf_counter() - start
+        return result
     if abstraction is not None:
         return _solve_abstracted(game, concept, exact, backend, abstraction, options,
                                  solver_options, start)

@@ -149,3 +149,94 @@ def test_small_rhode_island_through_the_operator_matches_the_explicit_lp():
     explicit = lpgame.solve(game).value
     assert solved.value == pytest.approx(explicit, rel=1e-9, abs=1e-12)
     assert solved.certificate["relative_nash_conv"] <= 1e-9
+
+
+@settings(max_examples=15, deadline=None)
+@given(public_card_games(), st.booleans())
+def test_counted_nonzeros_equal_the_built_lp(case, symmetric):
+    """count_nonzeros predicts the built LP's stored coefficients exactly (duplicates summed,
+    cancellations dropped), so the build's memory is predicted from its real size."""
+    from lpgame.equilibria.zero_sum.signal_operator_lp import count_nonzeros, operator_security_lp
+
+    game, ranks, suits = case
+    group = suit_permutations(ranks, suits) if symmetric else None
+    op = SignalPayoffOperator(game, suit_partition(game, group) if symmetric else None, group)
+    counted = count_nonzeros(op)
+    built = operator_security_lp(op, sizes=counted).lp.size()
+    assert (built["rows"], built["cols"], built["nnz"]) == (counted["rows"], counted["cols"],
+                                                            counted["nnz"])
+    assert counted["nnz"] <= counted["nnz_at_most"]
+
+
+def test_infoset_labels_are_the_compiled_games():
+    """The leaf-free labels are compile_ordered_game's, information set by information set."""
+    from lpgame.equilibria.zero_sum.signal_operator_lp import infoset_labels
+    from lpgame.games.rhode_island import rhode_island_ordered
+
+    for game in (leduc_ordered(), rhode_island_ordered(3, 3, 1)):
+        op = SignalPayoffOperator(game)
+        compiled = compile_ordered_game(game)
+        for i in range(2):
+            labels, actions = infoset_labels(op, i)
+            p = compiled.index.players[i]
+            want = dict(zip(np.asarray(p.infoset_first_seq).tolist(), p.infoset_labels))
+            got = dict(zip(op.treeplex(i).first.tolist(), labels))
+            assert got == want
+
+
+def test_solve_with_method_signal_operator():
+    """lpgame.solve(..., method="signal_operator"): Leduc's value by cards (OpenSpiel's LP), the
+    strategies on the card-level tree's information sets, and lpgame's independent best responses
+    on that explicit tree agree with the operator's certificate; Kuhn's −1/18."""
+    import lpgame
+
+    result = lpgame.solve("leduc_poker", method="signal_operator")
+    assert result.variant == "signal_operator"
+    assert result.value == pytest.approx(-0.0856064240780, abs=1e-12)
+    assert result.certificate.extra["relative_nash_conv"] <= 1e-12
+    tree = lpgame.games.make("leduc_poker", deal="cards")
+    ev = lpgame.evaluate(tree, result.strategies)
+    assert ev.nash_conv <= 1e-12
+    assert ev.values[0] == pytest.approx(result.value, abs=1e-12)
+    assert ev.nash_conv == pytest.approx(result.certificate.nash_conv, abs=1e-12)
+    kuhn = lpgame.solve("kuhn_poker", method="signal_operator", operator_filter="none")
+    assert kuhn.value == pytest.approx(-1 / 18, abs=1e-12)
+    same_tree = lpgame.solve(tree, method="signal_operator", operator_filter="suits")
+    assert same_tree.value == pytest.approx(result.value, abs=1e-12)
+
+
+def test_signal_operator_on_the_command_line(capsys):
+    import json
+
+    from lpgame.cli import main
+
+    assert main(["solve", "leduc_poker", "deal=cards", "--method", "signal_operator", "--json",
+                 "-", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["variant"] == "signal_operator"
+    assert out["value"] == pytest.approx(-0.0856064240780, abs=1e-12)
+    assert out["certificate"]["relative_nash_conv"] <= 1e-12
+    bad = (["matching_pennies"], ["liars_dice"], ["leduc_poker", "--abstraction", "gameshrink"],
+           ["leduc_poker", "--operator-filter", "bogus"])
+    for argv in bad:
+        assert main(["solve", *argv, "--method", "signal_operator", "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("lpgame: error:"), err
+
+
+@pytest.mark.slow
+def test_small_rhode_island_by_lpgame_solve_is_certified_on_the_compiled_tree():
+    """9-card Rhode Island through ``method="signal_operator"``: the explicit LP's value, a
+    smaller LP, and lpgame's best responses on the compiled game agree with the certificate."""
+    import lpgame
+    from lpgame.games.rhode_island import rhode_island_ordered
+
+    game = rhode_island_ordered(3, 3, 1)
+    result = lpgame.solve("rhode_island_holdem(ranks=3, suits=3, max_bets=1)",
+                          method="signal_operator")
+    explicit = lpgame.solve(game)
+    assert result.value == pytest.approx(explicit.value, rel=1e-9, abs=1e-12)
+    assert result.size["nnz"] < explicit.size["nnz"] / 5
+    ev = lpgame.evaluate(game.compile(), result.strategies)
+    assert ev.nash_conv <= 1e-9 * result.certificate.extra["payoff_range"]
+    assert ev.nash_conv == pytest.approx(result.certificate.nash_conv, abs=1e-11)

@@ -31,6 +31,12 @@ a lossy abstraction of 1,237,238 rows in 7 days on 64 GB).
 The scale K = 1/max_j(p_j·max_b w_b·(n − B_j)) makes the largest row's payoff weight O(1); the
 game value is v[∅]/K, and scaling rows and v together leaves the duals unchanged.
 
+Registered as the ``nash`` variant ``signal_operator`` (``lpgame.solve(game,
+method="signal_operator")``, ``lpgame solve leduc_poker deal=cards --method signal_operator``):
+the filter is GameShrink's sound one by default, the plans are lifted to the unfiltered game's
+information sets, and the nonzeros are counted exactly before the build (:func:`count_nonzeros`),
+so each stage's memory is predicted from the real size.
+
 The certificate never builds a leaf: :meth:`~lpgame.game.showdown_operator.SignalPayoffOperator.nash_conv`
 evaluates Uy and Uᵀx through the operator and best responses on the filter's treeplex.
 """
@@ -47,9 +53,6 @@ from lpgame.game.showdown_operator import SignalPayoffOperator
 from lpgame.limits import check_prediction, predict_lp_bytes
 from lpgame.lp import solve_lp
 from lpgame.lp.linear_program import LinearProgram
-
-BYTES_PER_TRIPLET = 24 * 3
-"""Transient bytes per coefficient while the payoff block is assembled (COO arrays and the CSR)."""
 
 
 @dataclass
@@ -84,39 +87,158 @@ def _chains(op: SignalPayoffOperator):
     return out, total
 
 
+def _index_dtype(*dims: int):
+    """int32 indices where every dimension fits (half the triplet memory), else int64."""
+    return np.int32 if max(dims) < 2 ** 31 - 1 else np.int64
+
+
+def _round_triplets(op: SignalPayoffOperator, rd, chain, scale: float, dtype):
+    """The coefficients of one round (with duplicates, summed when a matrix is formed):
+    ``{"x": (rows, cols, values), "C": ..., "pick": ...}`` for the ``best_response`` rows' x and C
+    parts and the x part of [cumulative]."""
+    pis, index, showdown, lengths, offsets = chain
+    b_idx, c_idx = np.nonzero(rd.valid)
+    phi = scale * float(rd.probability) * rd.weights[b_idx].astype(float)
+    seq1 = {p: op_seq(op, rd, 0, p)[b_idx, c_idx].astype(dtype) for p in pis}
+    out = {"x": ([], [], []), "C": ([], [], []), "pick": ([], [], [])}
+
+    def add(block, rows, cols, values):
+        out[block][0].append(np.asarray(rows, dtype=dtype))
+        out[block][1].append(np.asarray(cols, dtype=dtype))
+        out[block][2].append(np.broadcast_to(np.asarray(values, dtype=float), np.shape(rows)))
+
+    level_all = rd.level[b_idx, c_idx]
+    for p, m in index.items():
+        level = level_all if showdown[m] else 0
+        add("pick", offsets[b_idx, m] + level, seq1[p], -1.0)
+    has_below = level_all > 0
+    for k in range(len(rd.leaves)):
+        p1, p2 = rd.leaf_seq[0][k], rd.leaf_seq[1][k]
+        m = index[p1]
+        rows = op_seq(op, rd, 1, p2)[b_idx, c_idx]
+        base = offsets[b_idx, m]
+        last = base + lengths[b_idx, m] - 1
+        W, Lo, E = (float(u) for u in rd.payoffs[k])
+        if rd.fold[k]:
+            add("C", rows, last, -phi * W)
+            add("x", rows, seq1[p1], phi * W)
+            continue
+        add("C", rows[has_below], (base + level_all - 1)[has_below], (-phi * (Lo - E))[has_below])
+        add("C", rows, base + level_all, -phi * (E - W))
+        add("C", rows, last, -phi * W)
+        if E != 0:
+            add("x", rows, seq1[p1], phi * E)
+    return {block: tuple(np.concatenate(part) if part else np.zeros(0, dtype=dtype)
+                         for part in parts) for block, parts in out.items()}
+
+
+def _scale(op: SignalPayoffOperator) -> float:
+    """K of the module docstring."""
+    n = op.n
+    return 1.0 / max(float(rd.probability) * float(rd.weights.max()) * (n - rd.boards.shape[1])
+                     for rd in op.rounds)
+
+
 def predict_sizes(op: SignalPayoffOperator) -> dict:
-    """Rows, columns and nonzeros of the operator LP, from counts (nothing is built)."""
+    """Rows, columns and an upper bound on the nonzeros of the operator LP, from counts (nothing
+    is built): every coefficient written, before duplicates are summed."""
     chains, num_chain = _chains(op)
     t1, t2 = op.treeplex(0), op.treeplex(1)
     payoff = 0
     chain_nnz = 0
+    largest = 0
     for rd, (pis, _, _, lengths, _) in zip(op.rounds, chains):
         V = int(rd.valid.sum())
-        payoff += V * (4 * int((~rd.fold).sum()) + 2 * int(rd.fold.sum()))
+        here = V * (4 * int((~rd.fold).sum()) + 2 * int(rd.fold.sum()))
+        payoff += here
+        largest = max(largest, here + V * len(pis))
         chain_nnz += 2 * int(lengths.sum()) + V * len(pis)
     rows = t1.num_infosets + 1 + op.num_sequences[1] + num_chain
     cols = op.num_sequences[0] + t2.num_infosets + 1 + num_chain
-    F_nnz = 1 + 2 * t1.num_infosets + op.num_sequences[0] + 1 + 2 * t2.num_infosets + \
-        op.num_sequences[1]
-    return {"rows": rows, "cols": cols, "nnz_at_most": F_nnz + payoff + chain_nnz,
+    treeplex_nnz = op.num_sequences[0] + t1.num_infosets + op.num_sequences[1] + t2.num_infosets
+    return {"rows": rows, "cols": cols, "nnz_at_most": treeplex_nnz + payoff + chain_nnz,
             "chain_variables": num_chain, "payoff_triplets": payoff,
+            "largest_round_triplets": largest, "treeplex_nnz": treeplex_nnz,
             "sequences": list(op.num_sequences),
             "infosets": [t1.num_infosets, t2.num_infosets]}
 
 
-def operator_security_lp(op: SignalPayoffOperator, memory_limit: int | None = None) -> OperatorLP:
-    """Build (LP) of the module docstring for the operator ``op``."""
+BYTES_PER_COUNTED_TRIPLET = 48
+"""Peak bytes per coefficient of the largest round while :func:`count_nonzeros` runs (int32
+triplets and float values, int64 keys and their sorted copy)."""
+
+BYTES_PER_BUILT_NONZERO = 36
+"""Peak bytes per nonzero of the assembled LP while it is built (CSR blocks, one more copy while a
+round is added, and the blocks stacked for the solver), measured on 12-card Rhode Island."""
+
+
+CANCELLED = 1e-12
+"""A summed coefficient at most this times its block's largest is a cancellation (−φ(L − E) and
+−φ(E − W) of adjacent levels, in floating point) and is dropped, in the count and in the build."""
+
+
+def _cancelled(values: np.ndarray) -> float:
+    return CANCELLED * float(np.abs(values).max()) if len(values) else 0.0
+
+
+def _summed(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys and the sum of the values of each (duplicates summed, as a matrix does)."""
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    return distinct, np.bincount(inverse, weights=values, minlength=len(distinct))
+
+
+def count_nonzeros(op: SignalPayoffOperator, memory_limit: int | None = None) -> dict:
+    """The exact number of stored coefficients of the operator LP (:func:`predict_sizes` plus
+    ``nnz``): the triplets are generated round by round as the build does, and the distinct
+    (row, column) pairs counted with their summed coefficients (a showdown's −φ(L − E) and
+    −φ(E − W) on one chain variable cancel when a class holds cards of adjacent levels), so the
+    build's memory is predicted from its real size."""
     sizes = predict_sizes(op)
-    check_prediction(f"the operator LP of {op.game.name} ({sizes['rows']} rows, "
-                     f"{sizes['nnz_at_most']} nonzeros)",
-                     predict_lp_bytes(sizes["rows"], sizes["cols"], sizes["nnz_at_most"])
-                     + BYTES_PER_TRIPLET * sizes["payoff_triplets"], memory_limit)
+    check_prediction(f"counting the operator LP of {op.game.name}",
+                     BYTES_PER_COUNTED_TRIPLET * sizes["largest_round_triplets"], memory_limit)
     chains, num_chain = _chains(op)
-    n = op.n
-    scale = 1.0 / max(float(rd.probability) * float(rd.weights.max()) * (n - rd.boards.shape[1])
-                      for rd in op.rounds)
+    m1, m2 = op.num_sequences
+    dtype = _index_dtype(m1, m2, num_chain)
+    scale = _scale(op)
+    x_keys, x_sums = np.zeros(0, dtype=np.int64), np.zeros(0)
+    counts = {"x": 0, "C": 0, "pick": 0}
+    kept: dict = {"C": [], "pick": []}
+    for rd, chain in zip(op.rounds, chains):
+        t = _round_triplets(op, rd, chain, scale, dtype)
+        for block, (r, c, d) in t.items():
+            width = num_chain if block == "C" else m1
+            keys, sums = _summed(r.astype(np.int64) * width + c, d)
+            if block == "x":       # rows and columns are sequences: rounds may share pairs
+                x_keys, x_sums = _summed(np.concatenate([x_keys, keys]),
+                                         np.concatenate([x_sums, sums]))
+            else:                  # chain rows or columns belong to one round
+                kept[block].append(sums)
+        del t
+    kept["x"] = [x_sums]
+    for block, parts in kept.items():
+        sums = np.concatenate(parts) if parts else np.zeros(0)
+        counts[block] = int(np.count_nonzero(np.abs(sums) > _cancelled(sums)))
+    later = num_chain - sum(int(ch[3].size) for ch in chains)
+    nnz = sizes["treeplex_nnz"] + counts["x"] + counts["C"] + counts["pick"] + num_chain + later
+    sizes.update({"nnz": int(nnz), "nnz_blocks": {**counts, "chain": num_chain + later}})
+    sizes["build_bytes"] = BYTES_PER_BUILT_NONZERO * sizes["nnz"] + \
+        BYTES_PER_COUNTED_TRIPLET * sizes["largest_round_triplets"]
+    sizes["solve_bytes"] = predict_lp_bytes(sizes["rows"], sizes["cols"], sizes["nnz"])
+    return sizes
+
+
+def operator_security_lp(op: SignalPayoffOperator, memory_limit: int | None = None,
+                         sizes: dict | None = None) -> OperatorLP:
+    """Build (LP) of the module docstring for the operator ``op`` (``sizes``: from
+    :func:`count_nonzeros`, counted here when not given; the build is refused past the limit)."""
+    sizes = dict(sizes) if sizes is not None else count_nonzeros(op, memory_limit)
+    check_prediction(f"building the operator LP of {op.game.name} ({sizes['rows']} rows, "
+                     f"{sizes['nnz']} nonzeros)", sizes["build_bytes"], memory_limit)
+    chains, num_chain = _chains(op)
+    scale = _scale(op)
     t1, t2 = op.treeplex(0), op.treeplex(1)
     m1, m2 = op.num_sequences
+    dtype = _index_dtype(m1, m2, num_chain)
     lp = LinearProgram(name=f"security LP of player 1 in {op.game.name} (showdown operator)",
                        description="  max v[∅]  s.t.  F_1x = f_1,  F_2ᵀv − K·(cumulative-sum form of "
                        "Uᵀx) ≤ 0,  C[k] − C[k−1] − Σ_{level k} x = 0  (signal_operator_lp)")
@@ -127,54 +249,21 @@ def operator_security_lp(op: SignalPayoffOperator, memory_limit: int | None = No
     rhs1 = np.zeros(F1.shape[0])
     rhs1[0] = 1.0
     lp.add_constraints("treeplex", [(x, F1)], "==", rhs1)
-    on_x = sp.csr_array((m2, m1))
-    on_C = sp.csr_array((m2, num_chain))
-    cum_rows, cum_cols, cum_vals = [], [], []       # the x-part of [cumulative]
-    for rd, (pis, index, showdown, lengths, offsets) in zip(op.rounds, chains):
-        b_idx, c_idx = np.nonzero(rd.valid)
-        phi = scale * float(rd.probability) * rd.weights[b_idx].astype(float)
-        seq1 = {p: op_seq(op, rd, 0, p)[b_idx, c_idx] for p in pis}
-        for p, m in index.items():
-            level = rd.level[b_idx, c_idx] if showdown[m] else np.zeros(len(b_idx), dtype=np.int64)
-            cum_rows.append(offsets[b_idx, m] + level)
-            cum_cols.append(seq1[p])
-            cum_vals.append(-np.ones(len(b_idx)))
-        rx, cx, dx, rc, cc, dc = [], [], [], [], [], []
-        for k in range(len(rd.leaves)):
-            p1, p2 = rd.leaf_seq[0][k], rd.leaf_seq[1][k]
-            m = index[p1]
-            rows = op_seq(op, rd, 1, p2)[b_idx, c_idx]
-            base = offsets[b_idx, m]
-            last = base + lengths[b_idx, m] - 1
-            W, Lo, E = (float(u) for u in rd.payoffs[k])
-            if rd.fold[k]:
-                rc.append(rows)
-                cc.append(last)
-                dc.append(-phi * W)
-                rx.append(rows)
-                cx.append(seq1[p1])
-                dx.append(phi * W)
-                continue
-            level = rd.level[b_idx, c_idx]
-            has_below = level > 0
-            rc += [rows[has_below], rows, rows]
-            cc += [(base + level - 1)[has_below], base + level, last]
-            dc += [(-phi * (Lo - E))[has_below], -phi * (E - W), -phi * W]
-            if E != 0:
-                rx.append(rows)
-                cx.append(seq1[p1])
-                dx.append(phi * E)
-        if rx:
-            on_x = on_x + sp.csr_array((np.concatenate(dx), (np.concatenate(rx),
-                                        np.concatenate(cx))), shape=(m2, m1))
-        on_C = on_C + sp.csr_array((np.concatenate(dc), (np.concatenate(rc), np.concatenate(cc))),
-                                   shape=(m2, num_chain))
-        del rx, cx, dx, rc, cc, dc
-    on_C.eliminate_zeros()
-    on_x.eliminate_zeros()
+    shapes = {"x": (m2, m1), "C": (m2, num_chain), "pick": (num_chain, m1)}
+    blocks = {name: sp.csr_array(shape) for name, shape in shapes.items()}
+    for rd, chain in zip(op.rounds, chains):
+        t = _round_triplets(op, rd, chain, scale, dtype)
+        for name, (r, c, d) in t.items():
+            if len(r):
+                part = sp.coo_array((d, (r, c)), shape=shapes[name]).tocsr()
+                blocks[name] = blocks[name] + part if blocks[name].nnz else part
+        del t
+    for block in blocks.values():
+        block.data[np.abs(block.data) <= _cancelled(block.data)] = 0.0
+        block.eliminate_zeros()
     F2T = t2.matrix().T.tocsr()
-    lp.add_constraints("best_response", [(v, F2T), (x, on_x), (C, on_C)], "<=", np.zeros(m2))
-    del on_x, on_C
+    lp.add_constraints("best_response", [(v, F2T), (x, blocks.pop("x")), (C, blocks.pop("C"))],
+                       "<=", np.zeros(m2))
     g = np.arange(num_chain)
     first = np.zeros(num_chain, dtype=bool)
     for _, _, _, _, offsets in chains:
@@ -183,15 +272,12 @@ def operator_security_lp(op: SignalPayoffOperator, memory_limit: int | None = No
     chain_part = sp.csr_array((np.concatenate([np.ones(num_chain), -np.ones(len(later))]),
                                (np.concatenate([g, later]), np.concatenate([g, later - 1]))),
                               shape=(num_chain, num_chain))
-    pick = sp.csr_array((np.concatenate(cum_vals), (np.concatenate(cum_rows),
-                                                     np.concatenate(cum_cols))),
-                        shape=(num_chain, m1))
-    lp.add_constraints("cumulative", [(C, chain_part), (x, pick)], "==", np.zeros(num_chain))
+    lp.add_constraints("cumulative", [(C, chain_part), (x, blocks.pop("pick"))], "==",
+                       np.zeros(num_chain))
     objective = np.zeros(v.size)
     objective[0] = 1.0
     lp.set_objective([(v, objective)], "max")
-    built = lp.size()
-    sizes.update({"built": built})
+    sizes["built"] = lp.size()
     return OperatorLP(lp, scale, op, sizes)
 
 
@@ -210,6 +296,7 @@ class OperatorSolution:
     seconds: dict
     sizes: dict
     lp_solution: object = None
+    lp: object = None
 
 
 def payoff_range(op: SignalPayoffOperator) -> float:
@@ -235,7 +322,7 @@ def solve_signal_operator(op: SignalPayoffOperator, memory_limit: int | None = N
     t3 = time.perf_counter()
     return OperatorSolution(built.value(solution.objective), [x, y], cert,
                             {"build": t1 - t0, "solve": t2 - t1, "certify": t3 - t2},
-                            built.sizes, solution)
+                            built.sizes, solution, built.lp)
 
 
 def lift_plan(op_filtered: SignalPayoffOperator, op_full: SignalPayoffOperator, player: int,
@@ -255,5 +342,176 @@ def lift_plan(op_filtered: SignalPayoffOperator, op_full: SignalPayoffOperator, 
     return out
 
 
+# ------------------------------------------------------------------ the nash concept's variant
+FILTERS = ("gameshrink", "suits", "none")
+
+
+def infoset_labels(op: SignalPayoffOperator, player: int) -> tuple[list[str], list[tuple]]:
+    """Labels and actions of ``player``'s information sets, in the order of its
+    :class:`~lpgame.game.showdown_operator.Treeplex`, as
+    :func:`lpgame.abstraction.compile.compile_ordered_game` writes them for the identity filter
+    (round signals of the view, then the public history of each round), without any leaf."""
+    game, views = op.game, op.views
+    tree, sep = game.tree, game.label_separator
+    labels, actions = [], []
+    for j in range(len(game.rounds)):
+        nodes = tree.decisions[j][player]
+        if not nodes:
+            continue
+        V = views.num_views(player, j)
+        chains = [op.partition.ancestor(player, j, np.arange(V), k) for k in range(j + 1)]
+        texts = [[views.text(player, k, int(v)) for v in chains[k]] for k in range(j + 1)]
+        histories = [[tree.history_text(q, k) for k in range(j + 1)] for q in nodes]
+        for q, hist in zip(nodes, histories):      # the treeplex's order: node, then view
+            for v in range(V):
+                label = texts[0][v]
+                for k in range(j + 1):
+                    if k > 0:
+                        label += sep + texts[k][v]
+                    if hist[k]:
+                        label += (sep if k == 0 else " ") + hist[k]
+                labels.append(label)
+                actions.append(tree.nodes[q].actions)
+    return labels, actions
+
+
+def behaviour_and_plan(treeplex, plan: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(behaviour, the plan rebuilt from it, unreached information sets) of a realization plan:
+    b(a | I) = x[Ia] / x[parent(I)], uniform where x[parent(I)] = 0 (what is returned is what is
+    certified)."""
+    H = treeplex.num_infosets
+    seqs = np.repeat(treeplex.first, treeplex.count) + _ranges(treeplex.count)
+    owner = np.repeat(np.arange(H), treeplex.count)
+    plan = np.clip(np.asarray(plan, dtype=float), 0.0, None)
+    mass = np.bincount(owner, weights=plan[seqs], minlength=H)
+    reached = mass > 0
+    behaviour = np.zeros_like(plan)
+    behaviour[seqs] = np.where(reached[owner], plan[seqs] / np.where(mass > 0, mass, 1)[owner],
+                               1.0 / treeplex.count[owner])
+    rebuilt = np.zeros_like(plan)
+    rebuilt[0] = 1.0
+    for d in sorted(set(treeplex.depth.tolist())):
+        at = np.flatnonzero(treeplex.depth[owner] == d)
+        rebuilt[seqs[at]] = behaviour[seqs[at]] * rebuilt[treeplex.parent[owner[at]]]
+    unreached = np.flatnonzero(rebuilt[treeplex.parent] == 0)
+    return behaviour, rebuilt, unreached
+
+
+def _ranges(counts: np.ndarray) -> np.ndarray:
+    ends = np.cumsum(counts)
+    return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - counts, counts)
+
+
+def signal_operator(game, operator_filter: str = "gameshrink", memory_limit: int | None = None
+                    ) -> tuple[SignalPayoffOperator, object]:
+    """The operator of ``game`` (anything :func:`lpgame.abstraction.solve.as_ordered_game`
+    accepts) on the chosen filter, with the deck's suit group where the game and filter are
+    invariant under it (boards by orbit), and the explicit game passed in (or None)."""
+    from lpgame.abstraction.gameshrink import gameshrink
+    from lpgame.abstraction.solve import as_ordered_game
+    from lpgame.errors import InvalidGameError, OptionError
+    from lpgame.game.showdown_operator import check_supported, suit_partition, suit_permutations
+
+    if operator_filter not in FILTERS:
+        raise OptionError(f"unknown operator_filter {operator_filter!r}; choose one of "
+                          f"{', '.join(FILTERS)}")
+    try:
+        ordered, explicit = as_ordered_game(game)
+        check_supported(ordered)
+    except InvalidGameError as exc:
+        raise InvalidGameError(f"method='signal_operator' solves two-player ordered-signal games "
+                               f"with one private card each (kuhn_poker, one_card_poker, "
+                               f"leduc_poker, rhode_island_holdem): {exc}") from None
+    n = len(ordered.signals)
+    partition = gameshrink(ordered).partition if operator_filter == "gameshrink" else None
+    if operator_filter != "none":
+        for suits in sorted((s for s in range(2, n + 1) if n % s == 0), reverse=True):
+            if suits > 24:       # the group has suits! elements
+                continue
+            group = suit_permutations(n // suits, suits)
+            try:
+                part = suit_partition(ordered, group) if operator_filter == "suits" else partition
+                return SignalPayoffOperator(ordered, part, group, memory_limit), explicit
+            except InvalidGameError:
+                continue         # not invariant under this grouping of the deck
+    return SignalPayoffOperator(ordered, partition, None, memory_limit), explicit
+
+
+def solve_nash_signal_operator(game, *, exact: bool = False, backend: str = "highs",
+                               method: str = "signal_operator",
+                               operator_filter: str = "gameshrink", **options):
+    """``lpgame.solve(game, method="signal_operator")``: the value and an equilibrium of an
+    ordered-signal game with public cards through (LP) of the module docstring, never building a
+    leaf; the plans are lifted to the game's own information sets and certified there by the
+    operator's best responses on the unfiltered game (NashConv, relative to the payoff range)."""
+    from lpgame.equilibria.profiles import relative
+    from lpgame.lp.solution import solver_report
+    from lpgame.result import Certificate, Result
+
+    start = time.perf_counter()
+    memory_limit = options.pop("memory_limit", None)
+    op, explicit = signal_operator(game, operator_filter, memory_limit)
+    full = op if operator_filter == "none" else SignalPayoffOperator(op.game, None, None,
+                                                                     memory_limit)
+    built = time.perf_counter()
+    solved = solve_signal_operator(op, memory_limit, **options)
+    plans, strategies, unreached = [], [], []
+    for i in range(2):
+        lifted = solved.plans[i] if full is op else lift_plan(op, full, i, solved.plans[i])
+        behaviour, plan, missed = behaviour_and_plan(full.treeplex(i), lifted)
+        labels, actions = infoset_labels(full, i)
+        tp = full.treeplex(i)
+        strategies.append({label: dict(zip(acts, behaviour[tp.first[h]:tp.first[h] + tp.count[h]]
+                                           .tolist()))
+                           for h, (label, acts) in enumerate(zip(labels, actions))})
+        unreached.append([labels[h] for h in missed.tolist()])
+        plans.append(plan)
+    cert = full.nash_conv(*plans)
+    spread = payoff_range(full)
+    certificate = Certificate(cert["nash_conv"], cert["nash_conv"] / 2, list(cert["gains"]),
+                              deviations="best responses of each player in the unfiltered game, "
+                              "through the showdown operator (lpgame.game.showdown_operator)")
+    certificate.extra.update({"payoff_range": spread,
+                              "relative_nash_conv": relative(cert["nash_conv"], spread),
+                              "filtered_nash_conv": solved.certificate["nash_conv"]})
+    name = getattr(explicit, "name", None) or op.game.name
+    seconds = {"operator": built - start, **solved.seconds, "total": time.perf_counter() - start}
+    return Result(game=name, concept="nash", variant="signal_operator", value=cert["value"],
+                  values=[cert["value"], -cert["value"]], strategies=strategies,
+                  certificate=certificate, size=solved.sizes["built"], seconds=seconds,
+                  backend=backend, exact=False, unreached=unreached, plans=plans,
+                  lp=solved.lp,
+                  extra={"lp_objective": solved.value, "operator_filter": operator_filter,
+                         "boards": [len(rd.boards) for rd in op.rounds],
+                         "operator_lp": {k: v for k, v in solved.sizes.items() if k != "built"}},
+                  solver=solver_report(solved.lp_solution, False))
+
+
+def _register() -> None:
+    from lpgame.registry import Concept, Option, register
+
+    register(Concept(
+        name="nash", variant="signal_operator", games=("zero_sum",),
+        solve=solve_nash_signal_operator, requires=("method=signal_operator",), exact=False,
+        backends=("highs",),
+        summary="Nash equilibrium of an ordered-signal poker game (Leduc, Rhode Island Hold'em) by "
+                "the sequence-form LP with its showdown payoffs through sorted-strength prefix "
+                "sums: no leaf is built",
+        certificate="each player's best-response gain in the unfiltered game (NashConv), through "
+                    "the showdown operator",
+        source="Koller, Megiddo & von Stengel 1996; Johanson et al. IJCAI 2011 §4; Zhang & "
+               "Sandholm ICML 2020; Gilpin & Sandholm EC'06 (GameShrink)",
+        options=(Option("method", str, None, "signal_operator: the LP through the showdown "
+                        "operator (ordered-signal games; never expands the tree)",
+                        choices=("signal_operator",)),
+                 Option("operator_filter", str, "gameshrink", "signal_operator: gameshrink (the "
+                        "sound filter and the suit group), suits (suit orbits) or none",
+                        choices=FILTERS))))
+
+
+_register()
+
+
 __all__ = ["operator_security_lp", "solve_signal_operator", "predict_sizes", "OperatorLP",
-           "OperatorSolution", "lift_plan", "payoff_range"]
+           "OperatorSolution", "lift_plan", "payoff_range", "count_nonzeros",
+           "solve_nash_signal_operator", "signal_operator", "infoset_labels", "behaviour_and_plan"]
