@@ -338,9 +338,13 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
             f"concept {name!r} does not apply to {info.describe()} (it takes {words}); concepts "
             f"that apply: {', '.join(fitting_names(info)) or 'none'}")
     for key in sorted(given):     # an option that selects an entry this game does not fit
-        selecting = [c for c in named if any(r.split("=")[0] == key for r in c.requires)]
+        def value_selects(c: Concept, key: str = key) -> bool:  # no requirement on key, or met
+            return all(_required(r, options, given) for r in c.requires if r.split("=")[0] == key)
+
+        by_key = [c for c in named if any(r.split("=")[0] == key for r in c.requires)]
+        selecting = [c for c in by_key if value_selects(c)] or by_key
         if selecting and not any(c.accepts(info) for c in selecting) \
-                and not any(c.option(key) is not None for c in fitting):
+                and not any(c.option(key) is not None and value_selects(c) for c in fitting):
             words = "; ".join(f"{c.variant}: {c.games_text()}" for c in selecting)
             raise ConceptMismatchError(
                 f"{name} with option {key!r} does not apply to {info.describe()} (it takes "

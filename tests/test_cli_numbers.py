@@ -200,7 +200,8 @@ def test_concepts_that_apply_list_every_fitting_concept(capsys):
     code, _, err = run(capsys, "solve", "kuhn_poker", "players=3", "--quiet")
     assert code == 2
     applies = err.split("concepts that apply: ")[1].split(" (see")[0].strip()
-    assert applies.split(", ") == ["cce", "ce", "efce (method=column_generation)", "tmecor"]
+    assert applies.split(", ") == ["cce", "ce", "efcce (method=correlation_dag)", "efce",
+                                   "nfcce (method=correlation_dag)", "tmecor"]
 
 
 def test_a_quiet_sweep_is_quiet_when_port_8787_is_taken(tmp_path):

@@ -460,7 +460,7 @@ def check_learned_efce(case: Case, k, exact, options, result):
     mu = _distribution(result, a.shape[1:])
     gain = float(correlated_gain(a, mu))
     objective = float(result.objective)
-    if result.variant == "learning":
+    if result.variant in ("learning", "dag_learning"):
         target = extra["target_gap"]
         assert gain <= (extra["relative_gap"] + FLOAT_TOL) * fspan, \
             f"CE gain {gain} above the claimed relative gap {extra['relative_gap']}"
@@ -525,6 +525,59 @@ def check_tmecor(case: Case, k, exact, options, result):
     _close(result.value, value * float(s), 2 * span, exact, "TMECor value (joint pure plans)")
 
 
+@dataclass
+class SignalCase:
+    """One drawn ordered-signal game (one round, one private card each, a small deck with ties in
+    rank), unscaled; ``build`` gives it with ante and bet × 10^k (Fractions), for the entries that
+    read a signal game itself rather than its tree (nash ``signal_operator``)."""
+
+    ranks: tuple
+    ante: int
+    bet: int
+    max_bets: int
+    memo: dict = field(default_factory=dict)
+
+    def build(self, k: int, exact: bool):
+        from lpgame.abstraction.ordered_game import BettingRound, OrderedSignalGame, rank_strength
+        factor = Fraction(10) ** k
+        return OrderedSignalGame("conformance signal game",
+                                 [f"c{i}" for i in range(len(self.ranks))],
+                                 [BettingRound(0, 1, self.bet * factor, self.max_bets)],
+                                 self.ante * factor, rank_strength(list(self.ranks)))
+
+    def tree(self, k: int = 0):
+        """The compiled game: every deal and leaf explicit (lpgame.abstraction.compile)."""
+        if k not in self.memo:
+            self.memo[k] = self.build(k, True).compile()
+        return self.memo[k]
+
+    @property
+    def span(self) -> Fraction:
+        return 2 * (self.ante + self.bet * self.max_bets)     # the largest pot, won or lost
+
+@st.composite
+def signal_games(draw):
+    deck = draw(st.integers(3, 4))
+    ranks = tuple(sorted(draw(st.lists(st.integers(0, 2), min_size=deck, max_size=deck))))
+    return SignalCase(ranks, draw(st.integers(1, 3)), draw(st.integers(1, 3)),
+                      draw(st.integers(1, 2)))
+
+
+def check_signal_operator_nash(case: SignalCase, k, exact, options, result):
+    """Against the compiled game, whose leaves the operator never builds: its exact value by the
+    explicit sequence-form LP certified in rationals (another formulation: every leaf in the payoff
+    matrix), and NashConv of the returned strategies by lpgame's best responses on its leaves."""
+    s, span = Fraction(10) ** k, case.span * Fraction(10) ** k
+    value = lpgame.solve(case.tree(), exact=True).value
+    assert lpgame.evaluate(case.tree(), lpgame.solve(case.tree(), exact=True).strategies,
+                           exact=True).nash_conv == 0
+    evaluation = lpgame.evaluate(case.tree(k), result.strategies)
+    _close(result.value, value * float(s), span, exact, "zero-sum value")
+    _close(evaluation.values[0], result.value, span, exact, "value of the returned strategies",
+           True)
+    _small(evaluation.nash_conv, span, exact, "NashConv (best responses on the compiled leaves)")
+
+
 @dataclass(frozen=True)
 class Reference:
     """How to test one registry entry: games of the classes it accepts, options, the check."""
@@ -544,6 +597,11 @@ REFERENCES: dict[tuple[str, str], Reference] = {
         _one_of(lambda: matrices(zero_sum=True), lambda: tiny_trees(zero_sum=True)),
         check_zero_sum_nash,
         lambda: st.sampled_from([{}, {"algorithm": "double_oracle"}])),
+    ("nash", "signal_operator"): Reference(
+        signal_games, check_signal_operator_nash,
+        lambda: st.fixed_dictionaries({"method": st.just("signal_operator"),
+                                       "operator_filter": st.sampled_from(["gameshrink", "none"])}),
+        examples=5),
     ("nash", "lemke"): Reference(
         _one_of(lambda: matrices(general=True), lambda: tiny_trees(zero_sum=False, general=True)),
         check_any_nash),
@@ -603,6 +661,12 @@ REFERENCES: dict[tuple[str, str], Reference] = {
                                        "objective": st.sampled_from(["welfare", "player2"])}))
        for name, check in (("efce", check_efce), ("efcce", check_efcce),
                            ("nfcce", check_nfcce))},
+    ("efce", "dag_learning"): Reference(lambda: matrices(high=3), check_learned_efce,
+                                        lambda: st.just({"method": "dag_learning"}), examples=4),
+    ("efce", "n_player_default"): Reference(  # three players: the DAG LP (one-shot: EFCE = CE)
+        lambda: matrices(players=3, high=2), check_efce,
+        lambda: st.fixed_dictionaries({"objective": st.sampled_from(["welfare", "player2"])}),
+        examples=5),
     ("tmecor", "default"): Reference(team_cases, check_tmecor,
                                      lambda: st.just({"team": (1, 2)}), examples=5),
 }

@@ -195,3 +195,53 @@ def test_coarse_gap_equals_the_definition_on_random_distributions(game, concept,
     assert exact.gap == expected
     floats = n_player_coarse_gap(sf, [p[support] for p in plans], [float(m) for m in mu], concept)
     assert floats.gap == pytest.approx(float(expected), abs=1e-9)
+
+
+# ---------------------------------------------------------------- the default rule, progress
+def test_three_player_efce_defaults_to_the_dag_and_falls_back_past_the_cap():
+    """Without a method, three-player efce takes the DAG LP where the DAG fits the default cap
+    and column generation past it (or with a column-generation option); both are optimal, so
+    their objectives agree, and the column generation is the independent method here."""
+    from lpgame.errors import OptionError
+
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    dag = lpgame.solve(game, concept="efce", objective="player2")
+    assert dag.variant == "correlation_dag" and dag.optimal
+    assert "correlation DAG" in dag.extra["default_rule"]
+    cg = lpgame.solve(game, concept="efce", objective="player2", method="column_generation")
+    assert cg.variant == "column_generation" and cg.extra["status"] == "optimal"
+    assert dag.objective == pytest.approx(cg.objective, abs=1e-7)
+    small = lpgame.solve(game, concept="efce", objective="player2", max_dag_edges=100)
+    assert small.variant == "column_generation" and "100" in small.extra["default_rule"]
+    assert small.objective == pytest.approx(cg.objective, abs=1e-7)
+    assert lpgame.solve(game, concept="efce", objective="player2",
+                        target_gap=0.01).variant == "column_generation"
+    with pytest.raises(OptionError, match="target_gap"):
+        lpgame.solve(game, concept="efce", method="correlation_dag", target_gap=0.01)
+    with pytest.raises(OptionError, match="correlation_dag"):
+        lpgame.solve(game, concept="efce", method="learning")
+    # two players keep the correlation-plan LP, and refuse the n-player options
+    assert lpgame.solve("chicken", concept="efce").variant == "default"
+    with pytest.raises(OptionError, match="target_gap"):
+        lpgame.solve("chicken", concept="efce", target_gap=0.01)
+
+
+def test_the_construction_and_the_lp_report_progress(monkeypatch):
+    """The DAG's construction reports its figures (with the predicted prescriptions) and the run
+    announces its stages; a time limit the construction used up is refused as a time limit."""
+    from lpgame import progress
+    from lpgame.equilibria.correlated import correlation_dag
+    from lpgame.errors import SolverTimeLimitError
+
+    monkeypatch.setattr(correlation_dag, "REPORT_SECONDS", 0.0)
+    seen = []
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    with progress.reporting(lambda what, figures: seen.append((what, figures))):
+        solve_correlation_dag(game, "efce", "player1")
+    stages = [what for what, figures in seen if not figures]
+    assert any(s.startswith("building the EFCE correlation DAG") for s in stages)
+    assert any(s.startswith("solving the EFCE correlation-DAG LP") for s in stages)
+    figures = [f for what, f in seen if what == "EFCE correlation DAG"]
+    assert figures and figures[-1]["edges"] == 2481 and figures[-1]["predicted_edges"] == 2481
+    with pytest.raises(SolverTimeLimitError, match="time limit"):
+        solve_correlation_dag(game, "efce", "player1", time_limit=1e-9)

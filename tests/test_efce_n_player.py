@@ -269,7 +269,7 @@ def test_two_player_random_trees_match_the_lp_where_it_is_exact(game):
 # ---------------------------------------------------------------------------- dispatch, CLI
 def test_three_player_efce_dispatches_to_column_generation_and_two_players_keep_the_lp():
     three = lpgame.games.make("kuhn_poker", players=3, cards=3)
-    r = lpgame.solve(three, concept="efce", objective="player2")
+    r = lpgame.solve(three, concept="efce", objective="player2", method="column_generation")
     assert r.variant == "column_generation" and r.extra["status"] == "optimal"
     assert r.gap <= 1e-7 and len(r.payoffs) == 3
     assert sum(d["probability"] for d in r.distribution) == pytest.approx(1.0)
@@ -281,6 +281,7 @@ def test_three_player_efce_dispatches_to_column_generation_and_two_players_keep_
 
 def test_cli_solves_three_player_kuhn(capsys):
     assert main(["solve", "kuhn_poker", "players=3", "cards=3", "--concept", "efce",
+                 "--method", "column_generation",
                  "--objective", "player1", "--json", "-", "--quiet"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["variant"] == "column_generation" and obj["status"] == "optimal"

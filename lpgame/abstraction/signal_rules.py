@@ -34,6 +34,16 @@ class BettingRound:
     max_bets: int
 
 
+def _chips(amount, name: str):
+    """An ante as an exact number of chips: an int when whole, else a Fraction (never truncated:
+    an ante of 10⁻⁶ chips is a game of its own, not an ante of 0)."""
+    try:
+        exact = Fraction(amount)
+    except (TypeError, ValueError):
+        raise InvalidGameError(f"{name}: the ante must be a finite number, got {amount!r}") from None
+    return int(exact) if exact.denominator == 1 else exact
+
+
 @dataclass
 class PublicNode:
     """A node of the public betting tree (all rounds)."""
@@ -180,7 +190,7 @@ class OrderedSignalRules:
         self.name = name
         self.signals = [str(s) for s in signals]
         self.rounds = list(rounds)
-        self.ante = int(ante)
+        self.ante = _chips(ante, name)
         self.strength = strength
         self.label_separator = label_separator
         self.player_names = list(player_names or ["player 1", "player 2"])

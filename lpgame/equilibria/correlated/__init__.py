@@ -31,5 +31,9 @@ Modules:
   :mod:`~lpgame.equilibria.correlated.efce_balanced_mix` (the stopping mix and a lower bound);
 * :mod:`~lpgame.equilibria.correlated.efce_correlation_dag` — exact optimal EFCE, EFCCE and NFCCE
   for any number of players: one LP over the flows of the correlation DAG
-  (:mod:`~lpgame.equilibria.correlated.correlation_dag`), ``method="correlation_dag"``.
+  (:mod:`~lpgame.equilibria.correlated.correlation_dag`), ``method="correlation_dag"``;
+* :mod:`~lpgame.equilibria.correlated.efce_n_player_default` — the default EFCE entry for three
+  or more players: the DAG LP where the DAG fits a cap, column generation otherwise;
+* :mod:`~lpgame.equilibria.correlated.efce_dag_learning` — optimal EFCE by regret minimisation on
+  the correlation DAG's flows (the Lagrangian of Farina 2023, ch. 10), ``method="dag_learning"``.
 """

@@ -73,6 +73,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame import progress
 from lpgame.errors import InvalidGameError, ModelTooLargeError
 from lpgame.game.tree import Game
 from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL
@@ -83,6 +84,9 @@ DEFAULT_MAX_EDGES = 2_000_000
 FALLBACK = ("efce with method='column_generation' (optionally target_gap), or the normal-form "
             "concepts ce / cce")
 """What still applies to a game whose correlation DAG is too large or that is not timeable."""
+REPORT_SECONDS = 1.0
+"""Seconds between progress reports of the construction (the figures: beliefs expanded, found,
+prescriptions, and the prescriptions predicted at the end: so far × found / expanded)."""
 
 
 @dataclass
@@ -333,29 +337,39 @@ def build_correlation_dag(game: Game, concept: str = "efce",
         memo[state] = (stops, leaves)
         return stops, leaves
 
-    def components(stops: list) -> list[tuple]:
-        parent = {s: s for s in stops}
+    def stop_keys(s: tuple[int, int]) -> frozenset:
+        """The team's next information sets below stop ``s`` (those of its deviator excluded)."""
+        dev = deviator(s)
+        keys = nxt[s[0]]
+        return keys if dev < 0 else frozenset(k for k in keys if key_player[k] != dev)
 
-        def find(s):
-            while parent[s] != s:
-                parent[s] = parent[parent[s]]
-                s = parent[s]
-            return s
-        owner: dict[int, tuple] = {}
-        for s in stops:
-            dev = deviator(s)
-            for k in nxt[s[0]]:
-                if key_player[k] == dev:
-                    continue
-                w = owner.setdefault(k, s)
-                if w != s:
-                    a, b = find(s), find(w)
-                    if a != b:
-                        parent[a] = b
-        groups: dict[tuple, list] = {}
-        for s in stops:
-            groups.setdefault(find(s), []).append(s)
-        return sorted(tuple(sorted(g)) for g in groups.values())
+    def merge(keysets: list[frozenset]) -> list[list[int]]:
+        """Groups of the indices of ``keysets`` joined where they share a key (union-find)."""
+        parent = list(range(len(keysets)))
+
+        def find(q: int) -> int:
+            while parent[q] != q:
+                parent[q] = parent[parent[q]]
+                q = parent[q]
+            return q
+        owner: dict[int, int] = {}
+        for q, keys in enumerate(keysets):
+            for k in keys:
+                w = owner.setdefault(k, q)
+                if w != q:
+                    x, y = find(q), find(w)
+                    if x != y:
+                        parent[x] = y
+        groups: dict[int, list[int]] = {}
+        for q in range(len(keysets)):
+            groups.setdefault(find(q), []).append(q)
+        return list(groups.values())
+
+    def components(stops: list) -> list[tuple[tuple, frozenset]]:
+        """The connected components of ``stops``, each with the team keys below it."""
+        keysets = [stop_keys(s) for s in stops]
+        return [(tuple(sorted(stops[q] for q in group)),
+                 frozenset().union(*(keysets[q] for q in group))) for group in merge(keysets)]
 
     belief_id: dict[tuple, int] = {}
     belief_states: list[tuple] = []
@@ -370,7 +384,7 @@ def build_correlation_dag(game: Game, concept: str = "efce",
         return b
 
     root_stops, root_leaves = frontier((0, -1))
-    roots = [belief(c) for c in components(root_stops)]
+    roots = [belief(c) for c in sorted(stops for stops, _ in components(root_stops))]
     edge_belief: list[int] = []
     edge_actions: list[tuple[int, ...]] = []
     child_edge: list[int] = []
@@ -379,6 +393,7 @@ def build_correlation_dag(game: Game, concept: str = "efce",
     leaf_index: list[int] = []
     belief_keys: list[tuple[int, ...]] = []
     max_keys = 0
+    next_report = time.perf_counter() + REPORT_SECONDS
     while queue:
         b = queue.popleft()
         states = belief_states[b]
@@ -395,7 +410,8 @@ def build_correlation_dag(game: Game, concept: str = "efce",
                 f"{len(belief_states):,} beliefs found, a belief deciding {len(keys)} information "
                 f"sets has {count:,}); raise max_dag_edges or use {FALLBACK}")
         # the deviators' nodes reach every child whatever the prescription
-        fixed_stops, fixed_leaves = [], []
+        fixed_stops: list = []
+        fixed_leaves: list = []
         for s in states:
             if s not in team_set:
                 for c in children[s[0]]:
@@ -414,21 +430,44 @@ def build_correlation_dag(game: Game, concept: str = "efce",
                 for f_stops, f_leaves in parts:
                     got[0].extend(f_stops)
                     got[1].extend(f_leaves)
+        # components within each prescription-independent part; per prescription they join
+        # only through keys that two parts share
+        fixed_parts = components(fixed_stops)
+        parts = {ka: components(got[0]) for ka, got in reach.items()}
+        seen: dict[int, int] = {}
+        for comp in itertools.chain(fixed_parts, *parts.values()):
+            for k in comp[1]:
+                seen[k] = seen.get(k, 0) + 1
+        shared = frozenset(k for k, c in seen.items() if c > 1)
+        fixed_parts = [(stops, keys & shared) for stops, keys in fixed_parts]
+        parts = {ka: [(stops, keys & shared) for stops, keys in got] for ka, got in parts.items()}
         for actions in itertools.product(*(range(int(key_actions[k])) for k in keys)):
             e = len(edge_belief)
             edge_belief.append(b)
             edge_actions.append(tuple(actions))
-            reached = list(fixed_stops)
+            alone: list[tuple] = []
+            joined: list[tuple] = []
             leaves = list(fixed_leaves)
-            for k, a in zip(keys, actions):
-                f_stops, f_leaves = reach[(k, a)]
-                reached.extend(f_stops)
-                leaves.extend(f_leaves)
+            for k, a in itertools.chain(((None, None),), zip(keys, actions)):
+                for comp in (fixed_parts if k is None else parts[(k, a)]):
+                    (joined if comp[1] else alone).append(comp)
+                if k is not None:
+                    leaves.extend(reach[(k, a)][1])
             leaf_edge.extend([e] * len(leaves))
             leaf_index.extend(leaves)
-            for comp in components(reached):
+            found = [stops for stops, _ in alone]
+            for group in merge([keys for _, keys in joined]):
+                found.append(joined[group[0]][0] if len(group) == 1 else
+                             tuple(sorted(s for q in group for s in joined[q][0])))
+            for comp in sorted(found):
                 child_edge.append(e)
                 child_belief.append(belief(comp))
+        if time.perf_counter() >= next_report:
+            next_report = time.perf_counter() + REPORT_SECONDS
+            processed = b + 1
+            progress.report(f"{concept.upper()} correlation DAG", beliefs=processed,
+                            found=len(belief_states), edges=len(edge_belief),
+                            predicted_edges=int(len(edge_belief) * len(belief_states) / processed))
     i64 = np.int64
     return CorrelationDag(
         concept=concept, num_players=n, key_player=key_player, key_infoset=key_infoset,

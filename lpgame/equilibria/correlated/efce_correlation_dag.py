@@ -54,6 +54,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame import progress
 from lpgame.analysis.n_player_coarse_gaps import n_player_coarse_gap
 from lpgame.analysis.n_player_correlated_gaps import expected_payoffs, n_player_efce_gap
 from lpgame.compile import as_game, compile_game
@@ -73,7 +74,14 @@ from lpgame.equilibria.correlated.correlation_dag import (
 )
 from lpgame.equilibria.correlated.efce import PlayerTree, add_trigger_rows, triggers
 from lpgame.equilibria.teams.team_belief_dag import team_tree_game
-from lpgame.errors import ExactCheckError, LpgameError, ModelTooLargeError, OptionError
+from lpgame.errors import (
+    ExactCheckError,
+    LpgameError,
+    ModelTooLargeError,
+    OptionError,
+    SolverError,
+    SolverTimeLimitError,
+)
 from lpgame.lp import LinearProgram, solve_lp, solve_lp_exact
 from lpgame.lp.dual_certificate import exact_dual_bound, float_dual_bound, optimality
 from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling
@@ -82,6 +90,11 @@ from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate
 
 SUPPORT_TOLERANCE = 1e-12
+LP_SOLVER = "ipm"
+"""HiGHS's interior point with crossover to a basis (its default): the DAG LP's flow rows are
+highly degenerate, and on K34 (7,420 rows, 28,836 columns, 357,267 nonzeros) the dual simplex had
+not finished in 13 minutes where the interior point with crossover takes 14 s
+(benchmarks/bench_correlation_dag.py). The basis it ends at is what ``exact=True`` certifies."""
 DEVIATIONS = {
     "efce": "trigger deviations of every player at every sequence, against the returned "
             "distribution (lpgame.analysis.n_player_correlated_gaps)",
@@ -237,7 +250,9 @@ def solve_correlation_dag(game, concept: str = "efce", objective="welfare", exac
                           backend: str = "highs", max_dag_edges: int = DEFAULT_MAX_EDGES,
                           **options) -> CorrelatedResult:
     """Optimal ``concept`` (efce, efcce, nfcce) of ``game`` by the correlation-DAG LP (module
-    docstring), in rationals with ``exact=True``. ``max_dag_edges``: the DAG's size cap."""
+    docstring), in rationals with ``exact=True``. ``max_dag_edges``: the DAG's size cap;
+    ``time_limit`` (an option): seconds for the whole run, the LP getting what the DAG's
+    construction left (SolverTimeLimitError when none is left or HiGHS stops at it)."""
     if concept not in DAG_CONCEPTS:
         raise OptionError(f"unknown concept {concept!r} for the correlation DAG; choose one of "
                           f"{', '.join(DAG_CONCEPTS)}")
@@ -248,13 +263,24 @@ def solve_correlation_dag(game, concept: str = "efce", objective="welfare", exac
     if n < 2:
         raise LpgameError(f"{sf.game.name} has {n} player; {concept} needs at least two")
     w = objective_weights(objective, n)
+    progress.stage(f"building the {concept.upper()} correlation DAG of {sf.game.name}")
     dag = build_correlation_dag(tree, concept, max_dag_edges)
     built = time.perf_counter()
     model = correlation_dag_lp(sf, dag, objective, exact)
     lp = model.lp
     formulated = time.perf_counter()
+    if options.get("time_limit") is not None:
+        left = float(options["time_limit"]) - (formulated - start)
+        if left <= 0:
+            raise SolverTimeLimitError(
+                f"{sf.game.name}: the {concept.upper()} correlation DAG ({dag.num_edges:,} "
+                f"prescriptions) and its LP took {formulated - start:.1f} s, past the time limit "
+                f"of {options['time_limit']} s", size={**lp.size(), **dag.size()})
+        options["time_limit"] = left
+    options.setdefault("solver", LP_SOLVER)
+    progress.stage(f"solving the {concept.upper()} correlation-DAG LP ({lp.size()['rows']:,} rows, "
+                   f"{lp.size()['cols']:,} columns, {lp.size()['nnz']:,} nonzeros)")
     if exact:
-        options.setdefault("solver", "simplex")
         solution, certified = solve_lp_exact(lp, backend=backend, **options)
         x = certified.values(lp, "x")
         lp_objective = lp.objective_scaling.from_unit(certified.objective)
@@ -263,7 +289,6 @@ def solve_correlation_dag(game, concept: str = "efce", objective="welfare", exac
     else:
         solution = solve_lp(lp, backend=backend, **options)
         if solution.status != "optimal":
-            from lpgame.errors import SolverError
             raise SolverError(f"{lp.name}: HiGHS ended {solution.status}")
         x = solution.values("x")
         lp_objective = float(lp.objective_scaling.from_unit(solution.objective))

@@ -28,8 +28,8 @@ O(Σ_j #boards·n·#leaves_j) instead of O(Σ_j #boards·n²·#leaves_j), and wi
 #boards counts orbit representatives only (Rhode Island Hold'em: Gilpin & Sandholm, EC'06, solved
 a lossy abstraction of 1,237,238 rows in 7 days on 64 GB).
 
-The scale K = 1/max_j(p_j·max_b w_b·(n − B_j)) makes the largest row's payoff weight O(1); the
-game value is v[∅]/K, and scaling rows and v together leaves the duals unchanged.
+The scale K ≈ 1/max_j(p_j·max_b w_b·(n − B_j)·max|u_j|), a power of two, makes the largest row's
+payoff weight O(1); the game value is v[∅]/K, and scaling rows and v together leaves the duals unchanged.
 
 Registered as the ``nash`` variant ``signal_operator`` (``lpgame.solve(game,
 method="signal_operator")``, ``lpgame solve leduc_poker deal=cards --method signal_operator``):
@@ -133,10 +133,15 @@ def _round_triplets(op: SignalPayoffOperator, rd, chain, scale: float, dtype):
 
 
 def _scale(op: SignalPayoffOperator) -> float:
-    """K of the module docstring."""
+    """K of the module docstring: a power of two (so that dividing by it is exact) near
+    1 / max_j(p_j · max_b w_b · (n − B_j) · max|u_j|), with max|u_j| the largest payoff of the
+    round's leaves, so that payoffs of any magnitude (10^-12 or 10^12 chips) give rows of O(1)."""
+    import math
     n = op.n
-    return 1.0 / max(float(rd.probability) * float(rd.weights.max()) * (n - rd.boards.shape[1])
-                     for rd in op.rounds)
+    largest = max(float(rd.probability) * float(rd.weights.max()) * (n - rd.boards.shape[1])
+                  * max((abs(float(u)) for row in rd.payoffs for u in row), default=1.0)
+                  for rd in op.rounds)
+    return 2.0 ** -math.ceil(math.log2(largest)) if largest > 0 else 1.0
 
 
 def predict_sizes(op: SignalPayoffOperator) -> dict:
