@@ -74,6 +74,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lpgame import progress
+from lpgame.equilibria.teams.team_belief_dag import dag_flow_rows, dag_leaf_rows
 from lpgame.errors import InvalidGameError, ModelTooLargeError
 from lpgame.game.tree import Game
 from lpgame.game.tree_index import CHANCE, DECISION, TERMINAL
@@ -133,21 +134,13 @@ class CorrelationDag:
 
     def flow_matrix(self) -> tuple[sp.csr_array, np.ndarray]:
         """(A, b): the flow rows A x = b, one per belief."""
-        E, B = self.num_edges, self.num_beliefs
-        rows = np.concatenate([self.edge_belief, self.child_belief])
-        cols = np.concatenate([np.arange(E), self.child_edge])
-        vals = np.concatenate([np.ones(E), -np.ones(self.child_edge.size)])
-        rhs = np.zeros(B)
-        rhs[self.root_beliefs] = 1.0
-        return sp.csr_array((vals, (rows, cols)), shape=(B, E)), rhs
+        return dag_flow_rows(self.edge_belief, self.child_belief, self.child_edge,
+                             self.root_beliefs, self.num_beliefs)
 
     def leaf_matrix(self) -> tuple[sp.csr_array, np.ndarray]:
         """(R, r): the G′ leaves' realisation R x + r."""
-        R = sp.csr_array((np.ones(self.leaf_edge.size), (self.leaf_id, self.leaf_edge)),
-                         shape=(self.num_leaves, self.num_edges))
-        r = np.zeros(self.num_leaves)
-        r[self.root_leaves] = 1.0
-        return R, r
+        return dag_leaf_rows(self.leaf_id, self.leaf_edge, self.root_leaves, self.num_leaves,
+                             self.num_edges)
 
     def decompose(self, x, tolerance: float = 1e-12) -> tuple[list, list[dict[int, int]]]:
         """A flow as a convex combination of pure flows (one prescription at every reached

@@ -68,6 +68,31 @@ DEFAULT_MAX_EDGES = 3_000_000
 """Most prescriptions (edges) the construction builds before it stops with ModelTooLargeError."""
 
 
+
+def dag_flow_rows(edge_belief, child_belief, child_edge, root_beliefs, num_beliefs: int
+                  ) -> tuple[sp.csr_array, np.ndarray]:
+    """The flow polytope of a belief DAG as rows A x = b, one per belief: the prescriptions
+    (edges) leaving a belief sum to the flow into it, which is 1 at a root belief and otherwise the
+    sum of the parent edges that lead to it (``child_edge[i]`` leads to ``child_belief[i]``)."""
+    num_edges = len(edge_belief)
+    rows = np.concatenate([edge_belief, child_belief])
+    cols = np.concatenate([np.arange(num_edges), child_edge])
+    vals = np.concatenate([np.ones(num_edges), -np.ones(len(child_edge))])
+    rhs = np.zeros(num_beliefs)
+    rhs[root_beliefs] = 1.0
+    return sp.csr_array((vals, (rows, cols)), shape=(num_beliefs, num_edges)), rhs
+
+
+def dag_leaf_rows(leaf_index, leaf_edge, root_leaves, num_leaves: int, num_edges: int
+                  ) -> tuple[sp.csr_array, np.ndarray]:
+    """(R, r) with a flow's leaf realisation R x + r: ``leaf_edge[i]`` reaches leaf
+    ``leaf_index[i]``; the ``root_leaves`` are reached before any decision of the DAG's owner."""
+    R = sp.csr_array((np.ones(len(leaf_edge)), (leaf_index, leaf_edge)),
+                     shape=(num_leaves, num_edges))
+    r = np.zeros(num_leaves)
+    r[root_leaves] = 1.0
+    return R, r
+
 @dataclass
 class BeliefDag:
     """The TB-DAG of a team (module docstring). Team members are 0-based player numbers."""
@@ -97,22 +122,14 @@ class BeliefDag:
 
     def flow_matrix(self) -> tuple[sp.csr_array, np.ndarray]:
         """(A, b) with A x = b the flow conservation rows of the module docstring, one per belief."""
-        E, B = self.num_edges, self.num_beliefs
-        rows = np.concatenate([self.edge_belief, self.child_belief])
-        cols = np.concatenate([np.arange(E), self.child_edge])
-        vals = np.concatenate([np.ones(E), -np.ones(self.child_edge.size)])
-        rhs = np.zeros(B)
-        rhs[self.root_beliefs] = 1.0
-        return sp.csr_array((vals, (rows, cols)), shape=(B, E)), rhs
+        return dag_flow_rows(self.edge_belief, self.child_belief, self.child_edge,
+                             self.root_beliefs, self.num_beliefs)
 
     def leaf_matrix(self) -> tuple[sp.csr_array, np.ndarray]:
         """(R, r) with ω = R x + r (module docstring): R is |Z| × E, r the leaves before any team
         decision."""
-        R = sp.csr_array((np.ones(self.leaf_edge.size), (self.leaf_index, self.leaf_edge)),
-                         shape=(self.num_leaves, self.num_edges))
-        r = np.zeros(self.num_leaves)
-        r[self.root_leaves] = 1.0
-        return R, r
+        return dag_leaf_rows(self.leaf_index, self.leaf_edge, self.root_leaves, self.num_leaves,
+                             self.num_edges)
 
     def realization(self, x: np.ndarray) -> np.ndarray:
         """ω[z] of a flow x."""
