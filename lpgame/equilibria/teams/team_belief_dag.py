@@ -58,7 +58,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from lpgame.errors import InvalidGameError, ModelTooLargeError
 from lpgame.game.tree import Game
@@ -436,6 +435,8 @@ class _TeamTree:
         size = q + int(key_vertex.max()) + 1
         graph = sp.csr_array((np.ones(which.size, dtype=np.int8), (which, q + key_vertex)),
                              shape=(size, size))
+        from scipy.sparse.csgraph import connected_components  # not at start-up: 0.1 s
+
         _, label = connected_components(graph, directed=False)
         label = label[:q]
         order = np.lexsort((pair_node, label))
