@@ -246,6 +246,17 @@ def _distribution(sf, dag: CorrelationDag, x, exact: bool):
     return [p[rows] for p in plans], probs
 
 
+def team_tree_and_weights(game, concept: str, objective):
+    """What the DAG LP and learning on the DAG both start from: ``game`` as the team tree of all
+    its players (the mediator), its sequence form, and the objective's weights per player."""
+    tree = team_tree_game(as_game(game))
+    sf = compile_game(tree)
+    n = sf.num_players
+    if n < 2:
+        raise LpgameError(f"{sf.game.name} has {n} player; {concept} needs at least two")
+    return tree, sf, objective_weights(objective, n)
+
+
 def solve_correlation_dag(game, concept: str = "efce", objective="welfare", exact: bool = False,
                           backend: str = "highs", max_dag_edges: int = DEFAULT_MAX_EDGES,
                           **options) -> CorrelatedResult:
@@ -257,12 +268,8 @@ def solve_correlation_dag(game, concept: str = "efce", objective="welfare", exac
         raise OptionError(f"unknown concept {concept!r} for the correlation DAG; choose one of "
                           f"{', '.join(DAG_CONCEPTS)}")
     start = time.perf_counter()
-    tree = team_tree_game(as_game(game))
-    sf = compile_game(tree)
+    tree, sf, w = team_tree_and_weights(game, concept, objective)
     n = sf.num_players
-    if n < 2:
-        raise LpgameError(f"{sf.game.name} has {n} player; {concept} needs at least two")
-    w = objective_weights(objective, n)
     progress.stage(f"building the {concept.upper()} correlation DAG of {sf.game.name}")
     dag = build_correlation_dag(tree, concept, max_dag_edges)
     built = time.perf_counter()

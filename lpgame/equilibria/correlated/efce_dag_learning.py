@@ -42,7 +42,6 @@ import scipy.sparse as sp
 
 from lpgame import progress
 from lpgame.analysis.n_player_correlated_gaps import expected_payoffs, n_player_efce_gap
-from lpgame.compile import as_game, compile_game
 from lpgame.equilibria.correlated.ce_cce import (
     OBJECTIVE_OPTION,
     CorrelatedResult,
@@ -57,10 +56,13 @@ from lpgame.equilibria.correlated.correlation_dag import (
     reduced_plans,
 )
 from lpgame.equilibria.correlated.efce import PlayerTree, triggers
-from lpgame.equilibria.correlated.efce_correlation_dag import leaf_tuple_keys, tuple_strides
-from lpgame.equilibria.teams.team_belief_dag import team_tree_game
+from lpgame.equilibria.correlated.efce_correlation_dag import (
+    leaf_tuple_keys,
+    team_tree_and_weights,
+    tuple_strides,
+)
 from lpgame.equilibria.teams.tmecor_learning import DagPasses
-from lpgame.errors import LpgameError, OptionError
+from lpgame.errors import OptionError
 from lpgame.lp.scaling import float_bounds
 from lpgame.lp.sorted_keys import find_keys, join_keys
 from lpgame.registry import Concept, Option, register
@@ -301,12 +303,8 @@ def solve_efce_dag_learning(game, objective="welfare", target_gap: float = DEFAU
     if not multiplier > 0:
         raise OptionError(f"multiplier (λ) must be positive; got {multiplier}")
     start = time.perf_counter()
-    tree = team_tree_game(as_game(game))
-    sf = compile_game(tree)
+    tree, sf, w = team_tree_and_weights(game, "efce", objective)
     n = sf.num_players
-    if n < 2:
-        raise LpgameError(f"{sf.game.name} has {n} player; efce needs at least two")
-    w = objective_weights(objective, n)
     dag = build_correlation_dag(tree, "efce", max_dag_edges)
     built = time.perf_counter()
     run, plans, probs, check = learn_efce_on_dag(sf, dag, objective, target_gap, multiplier,
