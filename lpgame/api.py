@@ -3,7 +3,9 @@
 ``solve(game, concept="nash")`` runs the whole flow of DESIGN.md: game → SequenceForm → the
 concept's program (one registered module of :mod:`lpgame.equilibria` per concept, found through
 :mod:`lpgame.registry`) → backend → result, with a certificate computed by the independent path of
-:mod:`lpgame.analysis`.
+:mod:`lpgame.analysis`. An entry registered with ``reads_source`` (found by
+:func:`lpgame.registry.source_entry` from the concept and options alone) gets the game as given,
+unexpanded, and builds what it needs from it; the result comes back the same way.
 
 Example
 -------
@@ -125,13 +127,14 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
     if backend not in BACKENDS:
         raise UnknownSolverError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     solver_options = _solver_options(options)
-    if options.get("method") == "signal_operator":   # a signal form: solved without its tree
+    reader = registry.source_entry(concept, options, getattr(game, "name", str(game)))
+    if reader is not None:      # the entry reads the game as given: it is not expanded here
         if abstraction is not None:
-            raise OptionError("method='signal_operator' shrinks the game itself "
-                              "(operator_filter='gameshrink'); leave out abstraction")
-        entry = registry.select(concept, GameInfo(getattr(game, "name", str(game)), 2, True),
-                                options)
-        result = _run(entry, game, exact, backend, options, solver_options)
+            chosen = f", selected by {', '.join(reader.requires)}," if reader.requires else ""
+            raise OptionError(f"{concept} [{reader.variant}]{chosen} solves the game from its "
+                              f"source itself; abstraction={abstraction!r} does not apply to it: "
+                              "leave out abstraction")
+        result = _run(reader, game, exact, backend, options, solver_options)
         result.seconds["total"] = time.perf_counter() - start
         return result
     if abstraction is not None:
@@ -172,8 +175,9 @@ def _solve_abstracted(game, concept: str, exact: bool, backend: str, abstraction
     from lpgame.abstraction.solve import check_abstraction_name, solve_with_abstraction
 
     check_abstraction_name(abstraction)
-    # dispatch as for the two-player zero-sum (or general-sum) signal games GameShrink takes
-    entry = registry.select(concept, GameInfo(str(game), 2, concept == "nash"), options)
+    # GameShrink takes two-player games with ordered signals, zero-sum by construction (the
+    # stronger hand takes the pot): dispatch as for such a game, which is not built yet
+    entry = registry.select(concept, GameInfo(str(game), 2, True), options)
     if not entry.liftable:
         liftable = sorted({c.name for c in registry.concepts() if c.liftable})
         raise OptionError(f"abstraction={abstraction!r} wraps concepts whose certificate lifts "

@@ -47,17 +47,14 @@ class Progress:
         stage(message)
 
 
-def _load(name: str, params: list[str], progress: Progress, keep_normal_form: bool = False):
-    """The game by catalog name or file; normal-form games stay so when ``keep_normal_form``."""
+def _load(name: str, params: list[str], progress: Progress):
+    """The game by catalog name or file, as a tree (``lpgame solve`` loads its own: it may keep
+    a normal form, or hand the rules to an entry that reads them)."""
     from lpgame.api import as_game
-    from lpgame.game import NormalFormGame
     from lpgame.games import load, parse_params
 
     progress(f"building {name} {' '.join(params)}".rstrip())
-    game = load(name, **parse_params(params))
-    if keep_normal_form and isinstance(game, NormalFormGame):
-        return game
-    return as_game(game)
+    return as_game(load(name, **parse_params(params)))
 
 
 def _emit(obj: dict, json_path: str | None, text: str) -> None:
@@ -173,20 +170,27 @@ def cmd_solve(args) -> int:
     options = {**_solver_options(args), **_concept_options(args)}
     from lpgame.cli_interop import check_format, equilibrium_csv
     check_format(args)      # --format csv: before any work
-    if args.abstraction or options.get("method") == "signal_operator":   # signal form, not tree
+    from lpgame.api import as_game
+    from lpgame.game import NormalFormGame
+    from lpgame.games import load, parse_params
+    from lpgame.registry import source_entry
+    if args.abstraction:
         from lpgame.abstraction.solve import check_abstraction_name
-        from lpgame.games import load, parse_params
-        if args.abstraction:
-            check_abstraction_name(args.abstraction)
-        progress(f"building {args.name} {' '.join(args.params)}".rstrip())
-        game = load(args.name, **parse_params(args.params))
+        check_abstraction_name(args.abstraction)
+    progress(f"building {args.name} {' '.join(args.params)}".rstrip())
+    game = load(args.name, **parse_params(args.params))     # rules objects are not expanded yet
+    reader = None if args.abstraction else source_entry(args.concept, options,
+                                                        getattr(game, "name", args.name))
+    if args.abstraction or reader is not None:   # solved from the rules: this tree is not built
         progress(f"shrinking ({args.abstraction}), solving the abstract game, lifting"
-                 if args.abstraction else "solving through the showdown operator")
+                 if args.abstraction else f"solving from the game's rules ({args.concept}, "
+                 f"{reader.variant}), without its tree")
         result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,
                               abstraction=args.abstraction, **options)
         names = None
     else:
-        game = _load(args.name, args.params, progress, keep_normal_form=True)
+        if not isinstance(game, NormalFormGame):
+            game = as_game(game)
         progress(f"solving ({args.concept}, backend {args.backend}"
                  + (", exact" if args.exact else "") + ")")
         result = lpgame.solve(game, concept=args.concept, exact=args.exact, backend=args.backend,

@@ -24,13 +24,26 @@ A concept entry says
   continuation values, :func:`lpgame.games.dudo.dudo_value`), which sit below the concepts and so
   reach them through :func:`solve_value`;
 - ``requires``: options that select this entry: ``"enumerate"`` (given, not None or False) or
-  ``"method=learning"`` (given with that value).
+  ``"method=learning"`` (given with that value);
+- ``reads_source``: the entry solves the game from its *source*, what the user passed (a rules
+  object such as an ordered-signal game, a catalog name with its parameters, a file path), and
+  never has its tree expanded: the showdown-operator LP of an ordered-signal game reads the
+  deck, the betting rounds and the strength order, and builds no leaf. Such an entry is chosen
+  before the game is built (:func:`source_entry`), from the concept's name and the options given
+  alone; it refuses a source it cannot read with :class:`~lpgame.errors.InvalidGameError`.
 
 Dispatch (:func:`select`): among the entries of the asked name, those that accept the game's class
 and whose ``requires`` options are all given, the most specific first (an entry that needs options
 over one that needs none, a narrower game class over a wider one). Unknown options and options of
 the wrong type raise :class:`~lpgame.errors.OptionError`; a game that no entry of the name accepts
 raises :class:`~lpgame.errors.ConceptMismatchError` naming the concepts that do accept it.
+
+The flow stays one-way for entries that read the source: :func:`lpgame.solve` (and the ``lpgame
+solve`` command) first asks :func:`source_entry` whether the options select such an entry; if
+one does, the game goes to it as given, and its result and certificate are returned as any other;
+otherwise the game is loaded, expanded and classified, and :func:`select` chooses among the
+entries. Neither names a concept or a method: the entry's own ``reads_source`` and ``requires``
+decide.
 
 A concept module ends with ``register(Concept(...))``. The modules of :mod:`lpgame.equilibria`
 are imported by :func:`lpgame.api.load_concepts` (every module of the package, found by
@@ -174,6 +187,8 @@ class Concept:
     #: HiGHS methods (the ``solver`` option: simplex, ipm, pdlp, ...) the concept can use; None: any,
     #: ``()``: it chooses its own and refuses a ``solver`` option
     solvers: tuple[str, ...] | None = None
+    #: the entry takes the game as the user gave it, not expanded (module docstring)
+    reads_source: bool = False
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -375,6 +390,38 @@ def select(name: str, info: GameInfo, options: dict) -> Concept:
                               f"{hint or did_you_mean(key, known)}; its options: "
                               f"{', '.join(known) or 'none'}")
     return best
+
+
+#: Games of each class, narrowest first, for dispatch before a game is built (:func:`source_entry`)
+_SOURCE_INFOS = ((2, True, False), (2, False, False), (3, False, False), (2, True, True))
+
+
+def source_entry(name: str, options: dict, label: str = "the game") -> Concept | None:
+    """The entry of concept ``name`` that reads the game's source (``reads_source``) when the
+    options select one, else None (the game is then built and :func:`select` dispatches on it).
+
+    The candidates are the entries of ``name`` that read the source and whose ``requires`` the
+    options meet; the game's class is not known yet (finding it would build the game), so the most
+    specific candidate is checked by :func:`select` against a game of the narrowest class it
+    accepts (named ``label`` in messages): an option it does not take is refused here, before any
+    work. Solver options (:data:`SOLVER_OPTIONS`) are left aside, as :func:`select` never sees
+    them."""
+    if not isinstance(name, str):
+        return None
+    _load()
+    options = {k: v for k, v in options.items() if k not in SOLVER_OPTIONS}
+    given = {k for k, v in options.items() if v is not None and v is not False}
+    readers = sorted((c for c in _REGISTRY.values() if c.name == name and c.reads_source
+                      and all(_required(r, options, given) for r in c.requires)),
+                     key=_specificity)
+    if not readers:
+        return None
+    kinds = (GameInfo(label, *kind) for kind in _SOURCE_INFOS)
+    info = next((kind for kind in kinds if readers[0].accepts(kind)), None)
+    if info is None:
+        return None
+    entry = select(name, info, options)
+    return entry if entry.reads_source else None
 
 
 def solve_value(name: str, game, info: GameInfo, exact: bool = False):

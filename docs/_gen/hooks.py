@@ -248,6 +248,8 @@ def concepts_page() -> str:
                   f"- **selected by**: {_cell(', '.join(c.requires) or 'the game class alone')}",
                   f"- **exact mode**: {'yes' if c.exact else 'no (floating point, certified)'}",
                   f"- **abstraction=gameshrink**: {'yes' if c.liftable else 'no'}",
+                  *(["- **reads the game's source**: yes (the game as given, its tree never "
+                     "built; `reads_source`)"] if c.reads_source else []),
                   f"- **backends**: {', '.join(c.backends)}",
                   f"- **certificate**: {_cell(c.certificate)}",
                   f"- **source**: {_cell(c.source)}",

@@ -498,7 +498,7 @@ def _register() -> None:
     register(Concept(
         name="nash", variant="signal_operator", games=("zero_sum",),
         solve=solve_nash_signal_operator, requires=("method=signal_operator",), exact=False,
-        backends=("highs",),
+        backends=("highs",), reads_source=True,
         summary="Nash equilibrium of an ordered-signal poker game (Leduc, Rhode Island Hold'em) by "
                 "the sequence-form LP with its showdown payoffs through sorted-strength prefix "
                 "sums: no leaf is built",
