@@ -230,10 +230,10 @@ def test_the_construction_and_the_lp_report_progress(monkeypatch):
     """The DAG's construction reports its figures (with the predicted prescriptions) and the run
     announces its stages; a time limit the construction used up is refused as a time limit."""
     from lpgame import progress
-    from lpgame.equilibria.correlated import correlation_dag
+    from lpgame.equilibria.correlated import correlation_dag_search
     from lpgame.errors import SolverTimeLimitError
 
-    monkeypatch.setattr(correlation_dag, "REPORT_SECONDS", 0.0)
+    monkeypatch.setattr(correlation_dag_search, "REPORT_SECONDS", 0.0)
     seen = []
     game = lpgame.games.make("kuhn_poker", players=3, cards=3)
     with progress.reporting(lambda what, figures: seen.append((what, figures))):

@@ -31,7 +31,8 @@ Modules:
   :mod:`~lpgame.equilibria.correlated.efce_balanced_mix` (the stopping mix and a lower bound);
 * :mod:`~lpgame.equilibria.correlated.efce_correlation_dag` — exact optimal EFCE, EFCCE and NFCCE
   for any number of players: one LP over the flows of the correlation DAG
-  (:mod:`~lpgame.equilibria.correlated.correlation_dag`), ``method="correlation_dag"``;
+  (:mod:`~lpgame.equilibria.correlated.correlation_dag`, built or counted by
+  :mod:`~lpgame.equilibria.correlated.correlation_dag_search`), ``method="correlation_dag"``;
 * :mod:`~lpgame.equilibria.correlated.efce_n_player_default` — the default EFCE entry for three
   or more players: the DAG LP where the DAG fits a cap, column generation otherwise;
 * :mod:`~lpgame.equilibria.correlated.efce_dag_learning` — optimal EFCE by regret minimisation on

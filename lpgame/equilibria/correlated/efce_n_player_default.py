@@ -15,9 +15,19 @@ max P1 to the exact optimum, same machine): the DAG LP took GL33 5 s where colum
 not proven the optimum in 190 s, D32 31 s against 58 s, K33 0.6 s against 0.6 s, but K34 16 s
 against 4 s; K35 (305,319 prescriptions, an LP of 8.1 M nonzeros) and L3132 (1.4 M
 prescriptions) did not finish in 5 minutes. So the DAG is built first with the cap
-``max_dag_edges`` (default :data:`AUTO_MAX_EDGES`, which holds D32, GL33 and K34 and stops K35
-after a third of its construction); past the cap, or on a game that is not timeable for all its
-players, column generation runs instead and the result's ``extra["default_rule"]`` says why.
+``max_dag_edges`` (default :data:`AUTO_MAX_EDGES`, which holds D32, GL33 and K34 but not K35);
+past the cap, or on a game that is not timeable for all its players, column generation runs
+instead and the result's ``extra["default_rule"]`` says why.
+
+**The decision is a prediction.** The construction counts the prescriptions of every belief it
+has *found* (queued, not yet expanded) — all of them are in the DAG, so the sum is a sound lower
+bound on its size — and refuses as soon as that bound passes the cap. Breadth first, the beliefs
+found run well ahead of those expanded, so the refusal comes early: K35 falls back after about
+1 s of construction (12,066 beliefs found, at least 150,356 prescriptions) where it built 150,000
+prescriptions first before (11–40 s). The exact size is
+:func:`~lpgame.equilibria.correlated.correlation_dag.count_correlation_dag`, which costs about as
+much as the construction, so the rule does not run it first.
+
 Any option of column generation (``target_gap``, ``max_columns``, ...) or a ``time_limit`` (column
 generation returns a labelled partial answer at it; the LP has none) selects column generation
 directly, as before this entry existed.

@@ -52,6 +52,7 @@ differ from the thesis's implementation; ``docs/explanation/benchmarks.md`` comp
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -214,8 +215,25 @@ def build_team_belief_dag(game: Game, members: tuple[int, ...],
     The tree is read from its node arrays (:func:`lpgame.game.tree_arrays.tree_arrays`; no
     networkx graph), histories are numbered in preorder, and the breadth-first search over beliefs
     runs one numpy batch per group of queued beliefs (:func:`_expand`); beliefs get their numbers
-    in the order a one-belief-at-a-time search would give them.
+    in the order a one-belief-at-a-time search would give them. The children of a batch are
+    grouped by a random 64-bit sum over their histories and checked history by history
+    (:meth:`_TeamTree.distinct`), so each distinct child is looked up once per batch.
+
+    The cap is checked against the prescriptions of every belief *found* (a sound lower bound on
+    the DAG's size: they are all in it), so a DAG past ``max_edges`` is refused early, with that
+    bound in the message. Python's cyclic garbage collector is paused during the construction
+    (it makes many tuples, none in a cycle).
     """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(game, members, max_edges)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build(game: Game, members: tuple[int, ...], max_edges: int) -> BeliefDag:
     import time
     start = time.perf_counter()
     members = tuple(sorted(int(m) for m in members))
@@ -235,23 +253,30 @@ def build_team_belief_dag(game: Game, members: tuple[int, ...],
 
     belief_id: dict[tuple[int, ...], int] = {}
     belief_nodes: list[tuple[int, ...]] = []
+    key_list = tree.key_of.tolist()
+    actions_list = key_actions.tolist()
+    found = [0]               # the prescriptions of every belief found: a lower bound on the DAG's
 
     def belief(nodes: tuple[int, ...]) -> int:
         b = belief_id.get(nodes)
         if b is None:
             b = belief_id[nodes] = len(belief_nodes)
             belief_nodes.append(nodes)
+            found[0] += math.prod(actions_list[k] for k in {key_list[v] for v in nodes})
         return b
 
     root_nodes = np.flatnonzero((tree.hang < 0) & (tree.code == 1))
     root_leaves = tree.leaf[(tree.hang < 0) & (tree.code == 0)]
     if tree.code[0] == 1:
         root_nodes, root_leaves = np.zeros(1, dtype=np.int64), root_leaves[:0]
-    roots = [belief(c) for _, c in tree.components(np.zeros(root_nodes.size, np.int64), root_nodes)]
+    _, r_start, r_length, r_nodes = tree.components(np.zeros(root_nodes.size, np.int64),
+                                                    root_nodes)
+    r_list = r_nodes.tolist()
+    roots = [belief(tuple(r_list[a:a + k])) for a, k in zip(r_start.tolist(), r_length.tolist())]
     edge_belief: list[int] = []
     edge_actions: list[tuple[int, ...]] = []
     child_edge: list[np.ndarray] = []
-    child_belief: list[int] = []
+    child_belief: list[np.ndarray] = []
     leaf_edge: list[np.ndarray] = []
     leaf_index: list[np.ndarray] = []
     belief_infosets: list[tuple[tuple[int, int], ...]] = []
@@ -265,35 +290,43 @@ def build_team_belief_dag(game: Game, members: tuple[int, ...],
             b = done
             done += 1
             nodes = belief_nodes[b]
-            keys = sorted({int(tree.key_of[v]) for v in nodes})
+            keys = sorted({key_list[v] for v in nodes})
             max_infosets = max(max_infosets, len(keys))
             belief_infosets.append(tuple((int(key_member[k]), int(k - key_offset[k])) for k in keys))
             sizes = [int(key_actions[k]) for k in keys]
             count = math.prod(sizes)
-            if len(edge_belief) + count > max_edges:
+            if found[0] > max_edges:
                 raise ModelTooLargeError(
-                    f"{game.name}: the team belief DAG passes {max_edges} prescriptions (a belief "
-                    f"with {len(keys)} information sets has {count}); use "
-                    "method='column_generation' or a larger max_dag_edges")
+                    f"{game.name}: the team belief DAG has more than {max_edges:,} prescriptions: "
+                    f"the {len(belief_nodes):,} beliefs found (after expanding {b:,}) already "
+                    f"have {found[0]:,}; use method='column_generation' or a larger "
+                    "max_dag_edges")
             batch.append((len(edge_belief), keys, sizes, count))
             edge_belief.extend([b] * count)
             edge_actions.extend(itertools.product(*(range(a) for a in sizes)))
             pairs += count * len(nodes)
         first = batch[0][0]
-        edges, leaves, groups = tree.expand(
+        edges, leaves, (g_edge, g_start, g_length, g_nodes) = tree.expand(
             [belief_nodes[b] for b in range(done - len(batch), done)], batch)
         leaf_edge.append(edges + first)
         leaf_index.append(leaves)
-        for e, comp in groups:
-            child_edge.append(e + first)
-            child_belief.append(belief(comp))
+        # one dictionary look-up per distinct child, in order of first occurrence (the numbers
+        # a one-child-at-a-time search gives)
+        firsts, inverse = tree.distinct(g_start, g_length, g_nodes)
+        node_list = g_nodes.tolist()
+        ids = np.array([belief(tuple(node_list[a:a + k])) for a, k in
+                        zip(g_start[firsts].tolist(), g_length[firsts].tolist())], dtype=np.int64)
+        child_edge.append(g_edge + first)
+        child_belief.append(ids[inverse] if inverse.size else inverse)
     histories = [len(nodes) for nodes in belief_nodes]
     return BeliefDag(
         members=members, num_leaves=index.num_terminals, belief_infosets=belief_infosets,
         belief_histories=histories,
         edge_belief=np.array(edge_belief, dtype=np.int64), edge_actions=edge_actions,
-        child_edge=np.array(child_edge, dtype=np.int64),
-        child_belief=np.array(child_belief, dtype=np.int64),
+        child_edge=np.concatenate(child_edge).astype(np.int64) if child_edge
+        else np.zeros(0, np.int64),
+        child_belief=np.concatenate(child_belief).astype(np.int64) if child_belief
+        else np.zeros(0, np.int64),
         leaf_edge=np.concatenate(leaf_edge).astype(np.int64) if leaf_edge
         else np.zeros(0, np.int64),
         leaf_index=np.concatenate(leaf_index).astype(np.int64) if leaf_index
@@ -329,6 +362,8 @@ class _TeamTree:
         index = game.index
         n = arrays.num_nodes
         records = arrays.records
+        self.node_hash = np.random.default_rng(0x7EA3).integers(
+            0, 2**64 - 1, size=(2, n), dtype=np.uint64, endpoint=True)
         self.leaf = np.full(n, -1, dtype=np.int64)
         self.leaf[arrays.leaf_rows] = np.arange(arrays.leaf_rows.size)
         player = arrays.player
@@ -421,13 +456,15 @@ class _TeamTree:
                 " follow different numbers of team decisions; the team belief DAG needs a game "
                 "that is timeable for the team (use method='column_generation')")
 
-    def components(self, pair_edge: np.ndarray, pair_node: np.ndarray) -> list:
+    def components(self, pair_edge: np.ndarray, pair_node: np.ndarray) -> tuple:
         """The connected components of the team nodes reached by each edge (pairs (edge, node),
-        each node at most once per edge): [(edge, sorted nodes), ...] by edge, then by smallest
-        node (the order of sorted tuples, the components being disjoint)."""
+        each node at most once per edge), ordered by edge, then by smallest node (the order of
+        sorted tuples, the components being disjoint): (edge, start, length) per component and
+        the nodes, sorted within each component, at nodes[start:start + length]."""
         q = pair_node.size
         if q == 0:
-            return []
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty, empty
         counts = np.diff(self.nxt_start)[pair_node]
         which = np.repeat(np.arange(q), counts)
         keys = gather_ranges(self.nxt_start[pair_node], counts, self.nxt)
@@ -442,11 +479,51 @@ class _TeamTree:
         order = np.lexsort((pair_node, label))
         label, nodes, edge = label[order], pair_node[order], pair_edge[order]
         begin = np.flatnonzero(np.concatenate([[True], label[1:] != label[:-1]]))
-        end = np.append(begin[1:], q)
+        length = np.diff(np.append(begin, q))
         rank = np.lexsort((nodes[begin], edge[begin]))
-        node_list = nodes.tolist()
-        return [(int(edge[begin[g]]), tuple(node_list[begin[g]:end[g]]))
-                for g in rank.tolist()]
+        return edge[begin][rank], begin[rank], length[rank], nodes
+
+    def distinct(self, start: np.ndarray, length: np.ndarray, nodes: np.ndarray) -> tuple:
+        """The distinct node sets among the components (start, length) into ``nodes``: (first,
+        inverse), ``first`` the component where each distinct set occurs first (increasing),
+        ``inverse`` each component's distinct set. Sets are grouped by a random 64-bit sum over
+        their nodes (xor their size) and every component is compared node by node with the first
+        of its group; should two sets collide, by two sums and the size, and failing that by the
+        node tuples themselves. So the grouping is exact."""
+        if start.size == 0:
+            return start, start
+        storage = np.argsort(start)           # the components tile ``nodes``; in storage order
+        h1 = np.empty(start.size, dtype=np.uint64)
+        h2 = np.empty(start.size, dtype=np.uint64)
+        h1[storage] = np.add.reduceat(self.node_hash[0][nodes], start[storage])
+        h2[storage] = np.add.reduceat(self.node_hash[1][nodes], start[storage])
+        first, inverse = self._group(h1 ^ length.astype(np.uint64), start, length, nodes)
+        if first is None:                     # 64 bits collided: group by both sums and size
+            first, inverse = self._group(np.stack([h1, h2, length.astype(np.uint64)], axis=1),
+                                         start, length, nodes)
+        if first is None:                     # collided again: group the node tuples
+            node_list, index, inverse = nodes.tolist(), {}, np.empty(start.size, np.int64)
+            for c, (a, k) in enumerate(zip(start.tolist(), length.tolist())):
+                inverse[c] = index.setdefault(tuple(node_list[a:a + k]), len(index))
+            first = np.unique(inverse, return_index=True)[1]
+        return first, inverse
+
+    @staticmethod
+    def _group(keys: np.ndarray, start: np.ndarray, length: np.ndarray, nodes: np.ndarray):
+        """(first, inverse) of the components grouped by ``keys`` (rows), numbered by first
+        occurrence, or (None, None) if two components of one group differ."""
+        _, first, inverse = np.unique(keys, axis=0 if keys.ndim > 1 else None,
+                                      return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        by_first = np.argsort(first)
+        renumber = np.empty(first.size, dtype=np.int64)
+        renumber[by_first] = np.arange(first.size)
+        first, inverse = first[by_first], renumber[inverse]
+        rep = first[inverse]
+        if not np.array_equal(length[rep], length) or not np.array_equal(
+                gather_ranges(start[rep], length, nodes), gather_ranges(start, length, nodes)):
+            return None, None
+        return first, inverse
 
     def expand(self, beliefs: list[tuple[int, ...]], batch: list) -> tuple:
         """For a batch of beliefs (their histories, and per belief its first edge, keys, action
@@ -455,29 +532,31 @@ class _TeamTree:
         its k-th information set (itertools.product order), so history v's reached slot is
         slot(v) + that action."""
         first = batch[0][0]
-        node_cat, stride_cat, acts_cat, rank_cat, edge0, count_cat, size_cat = \
-            [], [], [], [], [], [], []
-        for nodes, (e0, keys, sizes, count) in zip(beliefs, batch):
-            stride = {}
-            acc = 1
-            for r in range(len(keys) - 1, -1, -1):
-                stride[keys[r]] = (acc, sizes[r], r)
-                acc *= sizes[r]
-            for v in nodes:
-                s, a, r = stride[int(self.key_of[v])]
-                node_cat.append(v)
-                stride_cat.append(s)
-                acts_cat.append(a)
-                rank_cat.append(r)
-            edge0.append(e0 - first)
-            count_cat.append(count)
-            size_cat.append(len(nodes))
-        node_cat = np.array(node_cat, dtype=np.int64)
-        stride_cat = np.array(stride_cat, dtype=np.int64)
-        acts_cat = np.array(acts_cat, dtype=np.int64)
-        rank_cat = np.array(rank_cat, dtype=np.int64)
-        count_b = np.array(count_cat, dtype=np.int64)
-        size_b = np.array(size_cat, dtype=np.int64)
+        size_b = np.fromiter(map(len, beliefs), dtype=np.int64, count=len(beliefs))
+        node_cat = np.fromiter(itertools.chain.from_iterable(beliefs), dtype=np.int64,
+                               count=int(size_b.sum()))
+        # per belief key: its action count and stride (itertools.product order: the last key
+        # varies fastest); per history: the position of its key among its belief's keys
+        key_cat, size_k, stride_k, key_count = [], [], [], []
+        for _, keys, sizes, count in batch:
+            key_cat.extend(keys)
+            size_k.extend(sizes)
+            acc = count
+            for a in sizes:
+                acc //= a
+                stride_k.append(acc)
+            key_count.append(len(keys))
+        key_count = np.array(key_count, dtype=np.int64)
+        key_off = np.cumsum(key_count) - key_count
+        belief_of_node = np.repeat(np.arange(len(batch)), size_b)
+        flat = np.repeat(np.arange(len(batch)), key_count) * self.num_keys + np.array(
+            key_cat, dtype=np.int64)
+        where = np.searchsorted(flat, belief_of_node * self.num_keys + self.key_of[node_cat])
+        stride_cat = np.array(stride_k, dtype=np.int64)[where]
+        acts_cat = np.array(size_k, dtype=np.int64)[where]
+        rank_cat = where - key_off[belief_of_node]
+        count_b = np.array([c for *_, c in batch], dtype=np.int64)
+        edge0 = np.array([e0 - first for e0, *_ in batch], dtype=np.int64)
         node_off = np.concatenate([[0], np.cumsum(size_b)[:-1]])
         per_b = count_b * size_b
         total = int(per_b.sum())
@@ -485,7 +564,7 @@ class _TeamTree:
         local = np.arange(total) - np.repeat(np.concatenate([[0], np.cumsum(per_b)[:-1]]), per_b)
         e_local = local // size_b[belief_of]
         member = node_off[belief_of] + local % size_b[belief_of]
-        edge = np.array(edge0, dtype=np.int64)[belief_of] + e_local
+        edge = edge0[belief_of] + e_local
         v = node_cat[member]
         slot = self.slot_of_node[v] + (e_local // stride_cat[member]) % acts_cat[member]
         # leaves: by edge, then information set (key order), then history, then leaf order
