@@ -130,15 +130,15 @@ def test_a_failed_exact_check_falls_back_to_the_exact_search(monkeypatch):
     from lpgame.equilibria.general_sum import enumeration_vertices as ev
     from lpgame.errors import ExactCheckError
 
-    original = ev.VertexSet.point
+    original = ev.VertexSet.normalised
 
-    def checked(self, index):
+    def checked(self, indices):
         if self.method != "exact":
             raise ExactCheckError("forced")
-        return original(self, index)
+        return original(self, indices)
     a = np.array([[3, 0], [0, 2]], dtype=object)
     expected = bimatrix_extreme_equilibria(a, a.T.copy(), method="exact")
-    monkeypatch.setattr(ev.VertexSet, "point", checked)
+    monkeypatch.setattr(ev.VertexSet, "normalised", checked)
     found = bimatrix_extreme_equilibria(a, a.T.copy())
     assert same(found, expected) and found.method == "exact"
 
@@ -147,3 +147,69 @@ def test_an_unknown_method_is_an_option_error():
     a = np.array([[1, 0], [0, 1]], dtype=object)
     with pytest.raises(OptionError, match="'float' or 'exact'"):
         bimatrix_extreme_equilibria(a, a, method="fast")
+
+
+# ------------------------------------------------------------ each route of the search, forced
+def _no_integer_tableaux(monkeypatch):
+    """The float route of the search only: no tableau verifies and none is pivoted from a parent."""
+    from lpgame.equilibria.general_sum import enumeration_vertices as ev
+
+    def unverified(t, b, m, bound):
+        x, det, verified, small = original(t, b, m, bound)
+        return x, det, verified & False, small & False
+    original = ev.integer_tableaux
+    monkeypatch.setattr(ev, "integer_tableaux", unverified)
+    monkeypatch.setattr(ev, "MAX_CARRIED", 0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(games(max_size=5, high=2))
+def test_the_float_route_alone_gives_the_same_answer(pair):
+    a, b = pair
+    expected = bimatrix_extreme_equilibria(a, b, method="exact")
+    with pytest.MonkeyPatch.context() as patch:
+        _no_integer_tableaux(patch)
+        found = bimatrix_extreme_equilibria(a, b)
+    assert same(found, expected)
+    assert as_set(found) == gambit_set(a, b)
+
+
+@settings(max_examples=15, deadline=None)
+@given(games(max_size=5, high=2))
+def test_ties_in_large_integer_tableaux_go_to_python_integers_with_the_same_answer(pair):
+    """With the cross-product limit lowered, tied ratios in verified tableaux are decided by
+    Python integers on the verified tableau (not by a rational solve)."""
+    from lpgame.equilibria.general_sum import enumeration_integer as ei
+    a, b = pair
+    expected = bimatrix_extreme_equilibria(a, b, method="exact")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ei, "CROSS_LIMIT", 2.0)
+        found = bimatrix_extreme_equilibria(a, b)
+    assert same(found, expected)
+    assert as_set(found) == gambit_set(a, b)
+
+
+def test_the_integer_route_decides_degenerate_games_without_rational_solves(monkeypatch):
+    """A degenerate 6 × 6 game: every basis decided on exact integer tableaux, none by flint."""
+    from lpgame.equilibria.general_sum import enumeration_vertices as ev
+
+    def refused(*args):
+        raise AssertionError("a rational solve was not expected")
+    rng = np.random.default_rng(1)
+    a, b = (rng.integers(0, 4, (6, 6)).astype(object) for _ in range(2))
+    expected = bimatrix_extreme_equilibria(a, b, method="exact")
+    monkeypatch.setattr(ev, "_exact_basis_tableau", refused)
+    monkeypatch.setattr(ev, "_exact_basic_solution", refused)
+    found = bimatrix_extreme_equilibria(a, b)
+    assert same(found, expected)
+    assert found.exact_bases == found.bases          # all exact, all in integers
+
+
+@pytest.mark.slow
+@settings(max_examples=10, deadline=None)
+@given(games(max_size=7, high=2))
+def test_larger_degenerate_games_match_gambit(pair):
+    a, b = pair
+    ours = bimatrix_extreme_equilibria(a, b)
+    assert same(ours, bimatrix_extreme_equilibria(a, b, method="exact"))
+    assert as_set(ours) == gambit_set(a, b)

@@ -83,8 +83,12 @@ PAIR_BLOCK = 4096
 def _positive_integer_matrix(matrix: np.ndarray) -> np.ndarray:
     """A positive integer matrix with the same best responses: (M − min M + 1)·D for the common
     denominator D of the Fraction matrix M."""
-    values, _ = common_denominator(matrix.ravel().tolist())
-    values = values.reshape(matrix.shape)
+    entries = matrix.ravel().tolist()
+    if all(type(v) is int for v in entries):                 # integers already: D = 1
+        values = matrix
+    else:
+        values, _ = common_denominator(entries)
+        values = values.reshape(matrix.shape)
     low = min(values.ravel().tolist())
     return values - low + 1
 
@@ -155,8 +159,7 @@ def _complete_pairs(sets: list[VertexSet], shape: tuple[int, int], start: float)
     used_q = sorted({j for _, j in pairs})
     index_p = {v: k for k, v in enumerate(used_p)}
     index_q = {v: k for k, v in enumerate(used_q)}
-    strategies = [[_normalised(p_set.point(int(p_index[v]))) for v in used_p],
-                  [_normalised(q_set.point(int(q_index[v]))) for v in used_q]]
+    strategies = [p_set.normalised(p_index[used_p].tolist()), q_set.normalised(q_index[used_q].tolist())]
     equilibria = sorted((index_p[i], index_q[j]) for i, j in pairs)
     return BimatrixEquilibria(strategies, equilibria, maximal_nash_subsets(equilibria),
                               (len(p_index) + 1, len(q_index) + 1),
@@ -166,31 +169,23 @@ def _complete_pairs(sets: list[VertexSet], shape: tuple[int, int], start: float)
                               bases=(p_set.bases_visited, q_set.bases_visited))
 
 
-def _normalised(point: tuple) -> tuple:
-    total = sum(point, Fraction(0))
-    return tuple(v / total for v in point)
-
-
 def maximal_nash_subsets(equilibria: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
-    """Maximal complete bipartite subgraphs (X', Y') of the graph of extreme equilibria: maximal
-    cliques of that graph with each side completed, keeping those with both sides non-empty."""
-    import networkx as nx
-
-    graph = nx.Graph()
-    xs = sorted({i for i, _ in equilibria})
-    ys = sorted({j for _, j in equilibria})
-    graph.add_nodes_from(("x", i) for i in xs)
-    graph.add_nodes_from(("y", j) for j in ys)
-    graph.add_edges_from((("x", i), ("y", j)) for i, j in equilibria)
-    for side in (xs, ys):
-        tag = "x" if side is xs else "y"
-        graph.add_edges_from(((tag, u), (tag, v)) for k, u in enumerate(side) for v in side[k + 1:])
+    """Maximal complete bipartite subgraphs (X', Y'), both sides non-empty, of the graph of
+    extreme equilibria. These are the pairs with Y' = N(X') and X' = N(Y') (N: the common
+    neighbours), so the sets Y' are the non-empty intersections of neighbourhoods N(x) of
+    player-1 strategies (Ganter & Wille's formal concepts); each is found once, as bit masks."""
+    neighbours: dict[int, int] = {}
+    for i, j in equilibria:
+        neighbours[i] = neighbours.get(i, 0) | (1 << j)
+    intents: set[int] = set()
+    for mask in neighbours.values():
+        intents |= {mask & other for other in intents} | {mask}
+    intents.discard(0)
     subsets = []
-    for clique in nx.find_cliques(graph):
-        left = sorted(i for t, i in clique if t == "x")
-        right = sorted(j for t, j in clique if t == "y")
-        if left and right:
-            subsets.append((left, right))
+    for intent in intents:
+        left = sorted(i for i, mask in neighbours.items() if mask & intent == intent)
+        right = [j for j in range(intent.bit_length()) if intent >> j & 1]
+        subsets.append((left, right))
     return sorted(subsets)
 
 
