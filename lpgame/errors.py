@@ -52,7 +52,11 @@ class StrategyError(LpgameError, ValueError):
 
 
 class SolverError(LpgameError, RuntimeError):
-    """The LP solver did not return an optimal solution (status, model size in the message)."""
+    """The LP solver did not return an optimal solution (status, model size in the message).
+    ``iterate``: where a first-order solver stopped at a limit (HiGHS PDLP), its last iterate as a
+    solution whose status is ``"limit reached"`` (never optimal); None otherwise."""
+
+    iterate = None
 
     def __init__(self, message: str, status: str | None = None, size: dict | None = None):
         super().__init__(message)
@@ -66,13 +70,15 @@ class SolverTimeLimitError(SolverError):
     The double oracle also gives ``plans``: player 1's realization plan that guarantees it at
     least ``objective`` and player 2's that holds player 1 to at most ``best_bound``; and
     ``kept_sequences``, the sequence sets its next round would have used (pass them back as
-    ``initial_sequences`` to go on).
+    ``initial_sequences`` to go on). HiGHS PDLP gives ``iterate`` (see :class:`SolverError`).
     """
 
     def __init__(self, message: str, status: str | None = None, size: dict | None = None,
                  best_bound: float | None = None, objective: float | None = None,
-                 plans: list | None = None, kept_sequences: list | None = None):
+                 plans: list | None = None, kept_sequences: list | None = None,
+                 iterate=None):
         super().__init__(message, status, size)
+        self.iterate = iterate
         self.best_bound = best_bound
         self.objective = objective
         self.plans = plans

@@ -81,8 +81,25 @@ def _bytes(n: int) -> str:
     return str(n) if n < 10 ** 18 else f"about 2^{n.bit_length() - 1}"
 
 
+SMALL_PREDICTION = 1 << 20
+"""A prediction of at most this many bytes (1 MiB) is not compared with the memory the operating
+system reports as available: reading /proc/meminfo costs tens of µs, a fixed cost of every small
+game's build and solve, and no machine that runs Python has less than this to spare. A limit given
+per call or by ``LPGAME_MEMORY_LIMIT`` still applies to every prediction."""
+
+
+def os_limit_unread(limit: int | None, predicted: int) -> bool:
+    """Whether ``predicted`` bytes pass without reading the operating system's available memory
+    (:data:`SMALL_PREDICTION`; no limit given per call or by the environment)."""
+    return limit is None and predicted <= SMALL_PREDICTION and not os.environ.get(
+        "LPGAME_MEMORY_LIMIT")
+
+
 def check_prediction(what: str, predicted: int, limit: int | None = None) -> None:
-    """Raise :class:`ModelTooLargeError` when ``predicted`` bytes exceed the limit."""
+    """Raise :class:`ModelTooLargeError` when ``predicted`` bytes exceed the limit (predictions up
+    to :data:`SMALL_PREDICTION` pass unread where no limit is set)."""
+    if os_limit_unread(limit, predicted):
+        return
     allowed = memory_limit(limit)
     if predicted > allowed:
         raise ModelTooLargeError(
@@ -94,6 +111,17 @@ def check_prediction(what: str, predicted: int, limit: int | None = None) -> Non
 def tree_node_limit(limit: int | None = None) -> int:
     """How many explicit tree nodes fit in the limit."""
     return max(memory_limit(limit) // BYTES_PER_TREE_NODE, 1)
+
+
+def first_tree_node_check(limit: int | None = None) -> tuple[int, bool]:
+    """(nodes, final): where a tree walk first checks its size. ``final`` is False where the
+    limit comes from the operating system and the walk has not yet passed
+    :data:`SMALL_PREDICTION` bytes of nodes; the walk then reads :func:`tree_node_limit` at
+    that node count (so a small tree never reads /proc/meminfo)."""
+    small = SMALL_PREDICTION // BYTES_PER_TREE_NODE
+    if os_limit_unread(limit, small * BYTES_PER_TREE_NODE):
+        return small, False
+    return tree_node_limit(limit), True
 
 
 def predict_lp_bytes(rows: int, cols: int, nnz: int) -> int:

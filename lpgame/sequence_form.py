@@ -41,7 +41,7 @@ from lpgame.game.signal_payoffs import SignalPayoffs
 from lpgame.game.tree import IndexedGame
 from lpgame.game.tree_index import PlayerIndex
 from lpgame.limits import check_prediction
-from lpgame.rational import RationalMatrix, common_denominator
+from lpgame.rational import RationalMatrix, common_denominator, sparse_from_coo
 
 Strategy = dict[str, dict[str, float]]
 
@@ -198,10 +198,30 @@ class SequenceForm:
     def _build_treeplex(p: PlayerIndex) -> sp.csr_array:
         counts = p.infoset_num_actions
         m = p.num_infosets
-        rows = np.concatenate([[0], np.arange(1, m + 1), np.repeat(np.arange(1, m + 1), counts)])
-        cols = np.concatenate([[0], p.infoset_parent_seq, np.arange(1, p.num_sequences)])
-        vals = np.concatenate([[1.0], -np.ones(m), np.ones(p.num_sequences - 1)])
-        return sp.csr_array((vals, (rows, cols)), shape=(m + 1, p.num_sequences))
+        parents = p.infoset_parent_seq
+        if m and not (parents < p.infoset_first_seq).all():     # never in preorder numbering
+            rows = np.concatenate([[0], np.arange(1, m + 1), np.repeat(np.arange(1, m + 1), counts)])
+            cols = np.concatenate([[0], parents, np.arange(1, p.num_sequences)])
+            vals = np.concatenate([[1.0], -np.ones(m), np.ones(p.num_sequences - 1)])
+            return sparse_from_coo(vals, rows, cols, (m + 1, p.num_sequences))
+        # row 1 + j holds −1 at the parent sequence, then +1 at j's own (contiguous) sequences:
+        # already in column order, so the CSR arrays are written directly
+        indptr = np.empty(m + 2, dtype=np.int64)
+        indptr[:2] = (0, 1)
+        indptr[2:] = (counts + 1).cumsum() + 1
+        starts = indptr[1:-1]
+        indices = np.empty(int(indptr[-1]), dtype=np.int64)
+        values = np.ones(len(indices))
+        own = np.ones(len(indices), dtype=bool)
+        own[0] = False
+        own[starts] = False
+        indices[0] = 0
+        indices[starts] = parents
+        values[starts] = -1.0
+        indices[own] = np.arange(1, p.num_sequences)
+        F = sp.csr_array((values, indices, indptr), shape=(m + 1, p.num_sequences))
+        F.has_canonical_format = True
+        return F
 
     def treeplex_matrix(self, player: int) -> sp.csr_array:
         """F_i: (|J_i| + 1) × |Σ_i|, row 0 is x[∅] = 1, row 1 + j is Σ_a x[ja] − x[p_j] = 0."""
@@ -224,7 +244,7 @@ class SequenceForm:
         data = self.terminal_chance * self.terminal_payoffs[:, player]
         shape = (self.num_sequences(0), self.num_sequences(1))
         seqs = self.terminal_sequences
-        return sp.csr_array((data, (seqs[:, 0], seqs[:, 1])), shape=shape)
+        return sparse_from_coo(data, seqs[:, 0], seqs[:, 1], shape)
 
     def payoff_matrix_exact(self, player: int) -> RationalMatrix:
         """The same matrix with exact rational entries (requires rational chance probabilities)."""

@@ -11,13 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lpgame
 from lpgame.compile import compile_game
+from lpgame.equilibria.zero_sum import security as security_module
 from lpgame.equilibria.zero_sum.nash import nash_lp
 from lpgame.learning import SEQUENCE_FORM_ALGORITHMS, treeplex
 from lpgame.lp import solve_lp
 from lpgame.lp.linear_program import LinearProgram
+from lpgame.rational import sparse_from_coo
+from lpgame.sequence_form import SequenceForm
 
 KUHN_VALUE = -1 / 18
 
@@ -153,6 +158,45 @@ def test_kept_highs_instances_answer_as_a_new_one():
     assert plain.info["solver"]["tolerance"] == 1e-7      # HiGHS's default
 
 
+@pytest.mark.parametrize("presolve", [False, True])
+def test_a_spare_highs_instance_answers_as_a_new_one_on_another_model(presolve):
+    """A small LP's instances become spares when it is freed; a new model run in a spare (cleared,
+    options reset, the model passed) gets the values, duals, basis and iteration count of a new
+    instance, whatever model the spare held before."""
+    import gc
+
+    from lpgame.equilibria.zero_sum.security import security_lp
+    from lpgame.lp import highs_backend
+
+    def lps():
+        out = []
+        for name, params in [("kuhn_poker", {}), ("kuhn_poker", {"cards": 4}),
+                             ("leduc_poker", {"ranks": 2}), ("goofspiel", {})]:
+            sf = compile_game(lpgame.games.make(name, **params))
+            out += [security_lp(sf, 0, compress=False).lp, security_lp(sf, 1, compress=False).lp]
+        return out
+
+    def fields(solution):
+        return (solution.col_values.tobytes(), solution.row_duals.tobytes(),
+                solution.col_basis.tobytes(), solution.row_basis.tobytes(),
+                solution.info["simplex_iterations"], solution.objective)
+
+    references = []
+    for lp in lps():
+        h = highs_backend.build_highs(lp, {"presolve": "on" if presolve else "off"})
+        h.run()
+        references.append(fields(highs_backend.basic_solution(h, lp, None, 0.0)))
+    spares_used = 0
+    for rounds in range(2):
+        for k, lp in reversed(list(enumerate(lps()))):    # other models held the spares before
+            gc.collect()                                   # the previous models are freed
+            spares_used += bool(highs_backend._SPARE)
+            solution = highs_backend.solve_highs(lp, presolve=presolve, polish=False)
+            assert fields(solution) == references[k], (rounds, k)
+            del lp
+    assert spares_used >= 8
+
+
 def test_solved_games_and_results_still_pickle_and_copy():
     """Kept HiGHS instances do not pickle: games and results travel (sweeps, copies) without
     them and solve alike afterwards."""
@@ -169,3 +213,104 @@ def test_solved_games_and_results_still_pickle_and_copy():
         solved = lpgame.solve(other)
         assert solved.value == pytest.approx(KUHN_VALUE, abs=1e-12)
         assert solved.strategies == result.strategies
+
+
+# ---------------------------------------------------------------- a fresh game's set-up, in numpy
+# The fresh-game path writes CSR/CSC arrays straight from numpy (lpgame.rational.sparse_from_coo,
+# the security LP's transposes, the treeplex rows, LinearProgram.assemble) instead of scipy's
+# conversions. The reference is scipy's own conversion of the same triples: the arrays must be
+# identical, bit for bit, so that HiGHS receives the same model and answers alike.
+
+
+def _same_arrays(ours, theirs) -> bool:
+    return (ours.format == theirs.format and ours.shape == theirs.shape
+            and np.array_equal(ours.indptr, theirs.indptr)
+            and np.array_equal(ours.indices, theirs.indices)
+            and np.array_equal(ours.data.view(np.int64), theirs.data.view(np.int64)))  # bits
+
+
+@st.composite
+def _triples(draw):
+    rows, cols = draw(st.integers(1, 7)), draw(st.integers(1, 7))
+    n = draw(st.integers(0, 25))
+    scale = 10.0 ** draw(st.integers(-12, 12))
+    r = draw(st.lists(st.integers(0, rows - 1), min_size=n, max_size=n))
+    c = draw(st.lists(st.integers(0, cols - 1), min_size=n, max_size=n))
+    v = draw(st.lists(st.floats(-1, 1, allow_nan=False), min_size=n, max_size=n))
+    return (np.array(v, dtype=float) * scale, np.array(r, dtype=np.int64),
+            np.array(c, dtype=np.int64), (rows, cols))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_triples(), st.sampled_from(["csr", "csc"]))
+def test_sparse_from_coo_is_scipys_canonical_array(triples, fmt):
+    data, rows, cols, shape = triples
+    reference = (sp.csr_array if fmt == "csr" else sp.csc_array)((data, (rows, cols)), shape=shape)
+    reference.sum_duplicates()        # duplicates (if any) summed in scipy's order
+    assert _same_arrays(sparse_from_coo(data, rows, cols, shape, format=fmt), reference)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_triples(), st.sampled_from([1.0, -1.0]))
+def test_security_lp_transpose_is_scipys(triples, sign):
+    data, rows, cols, shape = triples
+    M = sp.csr_array((data, (rows, cols)), shape=shape)
+    M.sum_duplicates()
+    reference = (M * sign).T.tocsr() if sign != 1.0 else M.T.tocsr()
+    assert _same_arrays(security_module._transposed(M, sign), reference)
+
+
+@pytest.mark.parametrize("name, params", [("kuhn_poker", {}), ("kuhn_poker", {"cards": 5}),
+                                          ("leduc_poker", {}), ("goofspiel", {})])
+def test_a_fresh_games_lp_is_the_one_scipys_conversions_build(name, params):
+    """Treeplex rows, payoff matrix, security LP blocks and the assembled CSC matrix, each against
+    the scipy construction of the same triples (the code before the numpy paths)."""
+    sf = SequenceForm.from_game(lpgame.games.make(name, **params))
+    for p in sf.players:
+        m, counts = p.num_infosets, p.infoset_num_actions
+        rows = np.concatenate([[0], np.arange(1, m + 1), np.repeat(np.arange(1, m + 1), counts)])
+        cols = np.concatenate([[0], p.infoset_parent_seq, np.arange(1, p.num_sequences)])
+        vals = np.concatenate([[1.0], -np.ones(m), np.ones(p.num_sequences - 1)])
+        reference = sp.csr_array((vals, (rows, cols)), shape=(m + 1, p.num_sequences))
+        assert _same_arrays(SequenceForm._build_treeplex(p), reference)
+    seqs = sf.terminal_sequences
+    for player in (0, 1):
+        U = sp.csr_array((sf.terminal_chance * sf.terminal_payoffs[:, player],
+                          (seqs[:, 0], seqs[:, 1])), shape=(sf.num_sequences(0), sf.num_sequences(1)))
+        assert _same_arrays(sf.payoff_matrix(player), U)
+        lp = security_module.security_lp(sf, player, compress=False).lp
+        F_o = sf.treeplex_matrix(1 - player)
+        terms = lp.block("best_response").terms
+        assert _same_arrays(terms[0][1], F_o.T.tocsr())
+        blocks = []
+        for con in lp.constraints:
+            for var, matrix in con.terms:
+                coo = sp.coo_array(sp.csr_array(matrix, dtype=float))
+                blocks.append((coo.row + con.offset, coo.col + var.offset, coo.data))
+        A = sp.csc_array((np.concatenate([b[2] for b in blocks]),
+                          (np.concatenate([b[0] for b in blocks]),
+                           np.concatenate([b[1] for b in blocks]))), shape=(lp.num_rows, lp.num_cols))
+        A.sum_duplicates()
+        assert _same_arrays(lp.assemble().A, A)
+
+
+def test_a_small_build_reads_no_available_memory_but_a_large_one_does(monkeypatch):
+    """Predictions up to 1 MiB skip /proc/meminfo (lpgame.limits.SMALL_PREDICTION); past it the
+    walk reads the limit and refuses a tree that does not fit."""
+    from lpgame import limits
+    from lpgame.errors import ModelTooLargeError
+
+    monkeypatch.delenv("LPGAME_MEMORY_LIMIT", raising=False)
+
+    def unread():
+        raise AssertionError("available memory read for a tiny game")
+    monkeypatch.setattr(limits, "available_memory", unread)
+    result = lpgame.solve(lpgame.games.make("kuhn_poker"))
+    assert result.value == pytest.approx(KUHN_VALUE, abs=1e-12)
+    monkeypatch.setattr(limits, "available_memory", lambda: 2 << 20)   # 2 MiB "available"
+    with pytest.raises(ModelTooLargeError):      # the catalog's prediction: 31,861 nodes
+        lpgame.games.make("one_card_poker", N=60, structured=False)
+    from lpgame.game.rules import expand
+    from lpgame.games.poker import KuhnRules
+    with pytest.raises(ModelTooLargeError, match="more than 827 nodes"):   # the walk itself
+        expand(KuhnRules(2, 60))

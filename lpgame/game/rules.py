@@ -33,7 +33,12 @@ from typing import Any, Protocol, runtime_checkable
 from lpgame import progress
 from lpgame.game.flat_tree import FlatTree, paused_gc
 from lpgame.game.tree import CHANCE, DECISION, TERMINAL, Game
-from lpgame.limits import BYTES_PER_TREE_NODE, check_prediction, tree_node_limit
+from lpgame.limits import (
+    BYTES_PER_TREE_NODE,
+    check_prediction,
+    first_tree_node_check,
+    tree_node_limit,
+)
 
 CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -2
@@ -86,7 +91,7 @@ def expand(rules: GameRules, name: str | None = None, memory_limit: int | None =
 
 def _expand(rules: GameRules, name: str | None, memory_limit: int | None) -> Game:
     """The walk of :func:`expand`."""
-    max_nodes = tree_node_limit(memory_limit)
+    max_nodes, final = first_tree_node_check(memory_limit)
     records: list[tuple] = []
     record = records.append
     current_player, legal_actions, apply = rules.current_player, rules.legal_actions, rules.apply
@@ -99,6 +104,8 @@ def _expand(rules: GameRules, name: str | None, memory_limit: int | None) -> Gam
         node = len(records)
         if not node & PROGRESS_EVERY:
             progress.report("expanding the game tree", nodes=node)
+        if node >= max_nodes and not final:
+            max_nodes, final = tree_node_limit(memory_limit), True
         if node >= max_nodes:
             check_prediction(f"expanding {getattr(rules, 'name', type(rules).__name__)} "
                              f"(more than {max_nodes} nodes)", (node + 1) * BYTES_PER_TREE_NODE,

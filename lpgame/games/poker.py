@@ -63,9 +63,9 @@ class KuhnRules:
         if deal is None:
             return CHANCE_PLAYER
         n = self.num_players
-        bettor = self._bettor(history)
-        if bettor is None:
+        if "bet" not in history:
             return len(history) if len(history) < n else TERMINAL_PLAYER
+        bettor = history.index("bet")
         answered = len(history) - bettor - 1
         if answered >= n - 1:
             return TERMINAL_PLAYER
@@ -166,12 +166,10 @@ class KuhnRules:
 
     def payoffs(self, state):
         deal, history = state
-        n = self.num_players
         contribution, folded = self._stakes(history)
-        live = [i for i in range(n) if not folded[i]]
-        winner = max(live, key=lambda i: deal[i])
+        winner = max([i for i in range(self.num_players) if not folded[i]], key=deal.__getitem__)
         pot = sum(contribution)
-        return tuple((pot if i == winner else 0) - contribution[i] for i in range(n))
+        return tuple([(pot if i == winner else 0) - c for i, c in enumerate(contribution)])
 
 
 def public_leaves(players: int) -> int:

@@ -26,6 +26,7 @@ parameter, the value given and what is expected; an unknown game or parameter ra
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import numbers
@@ -85,14 +86,13 @@ class GameEntry:
 
     def parameters(self) -> dict[str, object]:
         """Keyword parameters and their defaults."""
-        sig = inspect.signature(self.factory)
         return {k: (None if p.default is inspect.Parameter.empty else p.default)
-                for k, p in sig.parameters.items()}
+                for k, p in _signature(self.factory).parameters.items()}
 
     def params(self) -> dict[str, Param]:
         """The declared parameters (module docstring: kind from the annotation or the default)."""
         out = {}
-        for key, p in inspect.signature(self.factory).parameters.items():
+        for key, p in _signature(self.factory).parameters.items():
             default = None if p.default is inspect.Parameter.empty else p.default
             kind = _KINDS.get(p.annotation)
             if kind is None:
@@ -101,6 +101,13 @@ class GameEntry:
             low, high = self.ranges.get(key, (None, None))
             out[key] = Param(key, kind, default, low, high, tuple(self.choices.get(key, ())))
         return out
+
+
+@functools.cache
+def _signature(factory: Callable) -> inspect.Signature:
+    """A factory's signature (immutable), read once: ``inspect.signature`` is a fixed cost of
+    every ``make`` of a small game otherwise."""
+    return inspect.signature(factory)
 
 
 def register(name: str, summary: str, source: str = "", *, ranges: dict | None = None,

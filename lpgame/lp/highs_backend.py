@@ -14,7 +14,9 @@ reports status "Unknown" even on Kuhn poker. It is off by default on small LPs t
 (:data:`SMALL_LP_NONZEROS`), where it costs more than it saves. A status
 other than optimal raises :class:`~lpgame.errors.SolverError` with HiGHS's status text and the model
 size; a time limit raises :class:`~lpgame.errors.SolverTimeLimitError` carrying the objective
-value HiGHS had reached.
+value HiGHS had reached. At a time or iteration limit of PDLP the error also carries PDLP's last
+iterate (``iterate``: status ``"limit reached"``, never optimal; :func:`limit_iterate`), which a
+caller may project and certify.
 
 **MILP.** A model with binary or integer blocks goes to HiGHS with its column integrality
 (``HighsLp.integrality_``) and is solved by HiGHS's branch and bound. The solution's ``info`` holds
@@ -33,6 +35,7 @@ import ctypes
 import os
 import sys
 import time
+import weakref
 
 import highspy
 import numpy as np
@@ -146,12 +149,11 @@ def _highs_lp_of(m: Assembled) -> highspy.HighsLp:
     model = highspy.HighsLp()
     model.num_col_ = m.A.shape[1]
     model.num_row_ = m.A.shape[0]
-    inf = highspy.kHighsInf
     model.col_cost_ = m.c
-    model.col_lower_ = np.where(np.isneginf(m.col_lower), -inf, m.col_lower)
-    model.col_upper_ = np.where(np.isposinf(m.col_upper), inf, m.col_upper)
-    model.row_lower_ = np.where(np.isneginf(m.row_lower), -inf, m.row_lower)
-    model.row_upper_ = np.where(np.isposinf(m.row_upper), inf, m.row_upper)
+    model.col_lower_ = _highs_bounds(m.col_lower)
+    model.col_upper_ = _highs_bounds(m.col_upper)
+    model.row_lower_ = _highs_bounds(m.row_lower)
+    model.row_upper_ = _highs_bounds(m.row_upper)
     model.offset_ = m.objective_constant
     model.sense_ = highspy.ObjSense.kMaximize if m.sense == "max" else highspy.ObjSense.kMinimize
     model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
@@ -162,6 +164,15 @@ def _highs_lp_of(m: Assembled) -> highspy.HighsLp:
         kinds = (highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger)
         model.integrality_ = [kinds[k] for k in m.integrality.tolist()]
     return model
+
+
+def _highs_bounds(values: np.ndarray) -> np.ndarray:
+    """Bounds with ±inf as HiGHS's infinity (the same floats where ``kHighsInf`` is inf, as it
+    is in every highspy so far: then nothing is rewritten)."""
+    inf = highspy.kHighsInf
+    if inf == np.inf:
+        return values
+    return np.where(np.isneginf(values), -inf, np.where(np.isposinf(values), inf, values))
 
 
 def _dual_objective(h: highspy.Highs) -> float | None:
@@ -265,27 +276,55 @@ def _apply_settings(h: highspy.Highs, settings: dict) -> None:
 IDLE_INSTANCES = 2
 """How many solved HiGHS instances a small LP keeps for its next solves (:func:`_reused_highs`)."""
 
+SPARE_INSTANCES = 8
+"""How many instances of freed small LPs (under 1 MB each) the process keeps for new small LPs; a
+game and its sequence form refer to each other, so the garbage collector frees several at once."""
+_SPARE: list = []
+
+
+def _idle_instances(lp: LinearProgram) -> list:
+    """The model's list of idle instances; when the model is freed, they become spares."""
+    def new_list() -> list:
+        idle: list = []
+        weakref.finalize(lp, _retire, idle).atexit = False
+        return idle
+    return lp.memo("highs_instances", new_list)
+
+
+def _retire(idle: list) -> None:
+    """The instances of a freed model become spares (:func:`_reused_highs`)."""
+    while idle and len(_SPARE) < SPARE_INSTANCES:
+        _SPARE.append(idle.pop())
+
 
 def _reused_highs(lp: LinearProgram, settings: dict) -> highspy.Highs:
     """A plain HiGHS instance holding ``lp`` with ``settings``: one kept from an earlier solve of
     the same model, its solution and basis cleared (``clearSolver``, so the run starts cold, as a
-    new instance would) and its options reset, or a new one. On Kuhn poker this halves HiGHS's
-    share (no construction, no model copy, buffers already allocated). Instances are taken from
-    and given back to the model's list (:func:`_give_back`) one at a time, so threads that solve
-    the same model never share one. Not under a time limit (HiGHS's clock is the instance's)."""
-    idle = lp.memo("highs_instances", list)
+    new instance would) and its options reset; else a spare of a freed small model, cleared the
+    same way and given this model (``passModel``); else a new one. On Kuhn poker a kept instance
+    halves HiGHS's share (no construction, no model copy, buffers already allocated), and a spare
+    saves a fresh game most of that. HiGHS's answer depends on the model and options only: the
+    values, duals, basis and iterations of a new instance (tests/test_fixed_cost.py). Instances
+    are taken from and given back to the model's list (:func:`_give_back`) one at a time, so
+    threads that solve the same model never share one. Not under a time limit (HiGHS's clock is
+    the instance's)."""
     try:
-        h = idle.pop()
+        h, spare = _idle_instances(lp).pop(), False
     except IndexError:
-        return build_highs(lp, settings, plain=True)
+        try:
+            h, spare = _SPARE.pop(), True
+        except IndexError:
+            return build_highs(lp, settings, plain=True)
     h.clearSolver()
     h.resetOptions()
     _apply_settings(h, settings)
+    if spare:
+        h.passModel(_to_highs_lp(lp))
     return h
 
 
 def _give_back(lp: LinearProgram, h: highspy.Highs) -> None:
-    idle = lp.memo("highs_instances", list)
+    idle = _idle_instances(lp)
     if len(idle) < IDLE_INSTANCES:
         idle.append(h)
 
@@ -318,6 +357,25 @@ def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None
     )
 
 
+def limit_iterate(h: highspy.Highs, lp: LinearProgram, text: str) -> LPSolution | None:
+    """The first-order solver's last iterate at a limit (HiGHS PDLP: its primal values and row
+    duals, neither feasible nor optimal), as an :class:`LPSolution` whose ``status`` is
+    ``"limit reached"``, never ``"optimal"``; None for the other solvers or where HiGHS has no
+    valid solution. The caller must certify it (e.g. project it and compute its NashConv)."""
+    info = h.getInfo()
+    if int(getattr(info, "pdlp_iteration_count", 0) or 0) <= 0:
+        return None
+    sol = h.getSolution()
+    if not (sol.value_valid and sol.dual_valid):
+        return None
+    return LPSolution(lp=lp, backend="highs", status="limit reached",
+                      objective=float(info.objective_function_value),
+                      col_values=np.asarray(sol.col_value, dtype=float),
+                      row_duals=np.asarray(sol.row_dual, dtype=float),
+                      info={"pdlp_iterations": int(info.pdlp_iteration_count),
+                            "highs_status": text, "solver": ran_solver(h, False, info)})
+
+
 def _refuse(h: highspy.Highs, lp: LinearProgram, status, time_limit: float | None, what: str,
             run_status, settings: dict | None) -> None:
     """Raise the error that a model status other than optimal calls for (:func:`basic_solution`)."""
@@ -330,15 +388,18 @@ def _refuse(h: highspy.Highs, lp: LinearProgram, status, time_limit: float | Non
             f"{size['rows']} rows, {size['cols']} columns, {size['nnz']} nonzeros; "
             f"objective reached {info.objective_function_value:g}",
             status=text, size=size, objective=info.objective_function_value,
-            best_bound=_dual_objective(h))
+            best_bound=_dual_objective(h), iterate=limit_iterate(h, lp, text))
     if status == highspy.HighsModelStatus.kNotset and run_status == highspy.HighsStatus.kError:
         raise SolverError(
             f"{what} refused to solve LP {lp.name!r} ({size['rows']} rows, {size['cols']} "
             f"columns, {size['nnz']} nonzeros) before starting: an inconsistent option? "
             f"Options: {settings}", status=text, size=size)
-    raise SolverError(
+    error = SolverError(
         f"{what} returned status {text!r} on LP {lp.name!r} with {size['rows']} rows, "
         f"{size['cols']} columns, {size['nnz']} nonzeros", status=text, size=size)
+    if status == highspy.HighsModelStatus.kIterationLimit:
+        error.iterate = limit_iterate(h, lp, text)
+    raise error
 
 
 def ran_solver(h: highspy.Highs, basic: bool, info=None) -> dict:

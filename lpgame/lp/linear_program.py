@@ -35,7 +35,14 @@ import scipy.sparse as sp
 
 from lpgame.errors import LpgameError
 from lpgame.lp.scaling import IDENTITY, PayoffScaling
-from lpgame.rational import RationalMatrix, as_rational, as_scipy, binary_fractions, distinct_map
+from lpgame.rational import (
+    RationalMatrix,
+    as_rational,
+    as_scipy,
+    binary_fractions,
+    distinct_map,
+    sparse_from_coo,
+)
 
 KEEP_NONZEROS = 100_000
 """Models with at most this many nonzeros keep what is derived from them (:meth:`LinearProgram.memo`:
@@ -171,8 +178,7 @@ class LinearProgram:
         if kind not in VARIABLE_KINDS:
             raise LpgameError(f"LP {self.name}: variable kind {kind!r} of block {name!r} is not one "
                               f"of {VARIABLE_KINDS}")
-        lo = np.broadcast_to(np.asarray(lower, dtype=float), (size,)).copy()
-        up = np.broadcast_to(np.asarray(upper, dtype=float), (size,)).copy()
+        lo, up = _bound_array(lower, size), _bound_array(upper, size)
         if kind == "binary":
             lo, up = np.maximum(lo, 0.0), np.minimum(up, 1.0)
         block = VariableBlock(name, int(size), lo, up, labels, offset=self.num_cols, kind=kind)
@@ -197,8 +203,8 @@ class LinearProgram:
             rhs = np.broadcast_to(np.asarray(rhs, dtype=float), (rows,)).copy()
         elif len(rhs) != rows:
             raise LpgameError(f"LP {self.name}: block {name!r}: {len(rhs)} rhs for {rows} rows")
-        block = ConstraintBlock(name, [(v, m if isinstance(m, RationalMatrix) else sp.csr_array(m))
-                                       for v, m in terms],
+        block = ConstraintBlock(name, [(v, m if isinstance(m, (RationalMatrix, sp.csr_array))
+                                        else sp.csr_array(m)) for v, m in terms],
                                 sense, rhs, rows, labels, offset=self.num_rows)
         self.constraints.append(block)
         return block
@@ -288,8 +294,8 @@ class LinearProgram:
         for con in self.constraints:
             parts = []
             for var, matrix in con.terms:
-                m = sp.coo_array(as_scipy(matrix))
-                parts.append((m.row, m.col + var.offset, m.data))
+                row, col, data = _coo_parts(matrix)
+                parts.append((row, col + var.offset, data))
             rows = np.concatenate([p[0] for p in parts]) + con.offset
             cols = np.concatenate([p[1] for p in parts])
             data = np.concatenate([p[2] for p in parts])
@@ -305,8 +311,7 @@ class LinearProgram:
         else:
             rows = cols = np.zeros(0, dtype=np.int64)
             data = np.zeros(0)
-        A = sp.csc_array((data, (rows, cols)), shape=(self.num_rows, n))
-        A.sum_duplicates()
+        A = sparse_from_coo(data, rows, cols, (self.num_rows, n), format="csc")
         out = Assembled(
             sense=self.sense, c=np.array(c, dtype=float), A=A,
             row_lower=np.concatenate(row_lower) if row_lower else np.zeros(0),
@@ -449,6 +454,26 @@ def _bound_text(values: np.ndarray) -> str:
         v = values[0]
         return "-inf" if v == -np.inf else ("inf" if v == np.inf else f"{v:g}")
     return "mixed"
+
+
+def _bound_array(bound, size: int) -> np.ndarray:
+    """A block's bounds as a float array of ``size`` (a plain number filled in directly)."""
+    if bound.__class__ is float or bound.__class__ is int:
+        return np.full(size, float(bound))
+    return np.broadcast_to(np.asarray(bound, dtype=float), (size,)).copy()
+
+
+def _coo_parts(matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, columns, values) of a block's matrix, in the order ``coo_array(csr)`` gives them:
+    read straight from a CSR array's arrays (scipy's conversion costs tens of µs on a tiny
+    block, a fixed cost of every fresh small LP), through scipy otherwise."""
+    if sp.issparse(matrix) and matrix.format == "csr":
+        nnz = int(matrix.indptr[-1])
+        rows = np.repeat(np.arange(matrix.shape[0], dtype=matrix.indices.dtype),
+                         np.diff(matrix.indptr))
+        return rows, matrix.indices[:nnz], np.asarray(matrix.data[:nnz], dtype=float)
+    m = sp.coo_array(as_scipy(matrix))
+    return m.row, m.col, m.data
 
 
 def dense_coefficients(coef, size: int) -> np.ndarray:

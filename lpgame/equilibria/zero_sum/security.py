@@ -45,7 +45,7 @@ from lpgame.lp.scaling import (
     float_bounds,
     unit_range_scaling,
 )
-from lpgame.rational import RationalMatrix
+from lpgame.rational import RationalMatrix, sparse_from_coo
 from lpgame.sequence_form import SequenceForm
 
 IPM_SIGNALS_THRESHOLD = 2000
@@ -116,10 +116,10 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
         if player == 1:
             U = U.T
         minus_Ut = -U.T
+    elif player == 1:
+        minus_Ut = -(U.tocsr())          # U is transposed twice
     else:
-        if player == 1:
-            U = U.T
-        minus_Ut = -(U.T.tocsr())
+        minus_Ut = _transposed(U, -1.0)
     F_i, F_o = sf.treeplex_matrix(player), sf.treeplex_matrix(opponent)
     name = f"security LP of {sf.game.player_names[player]} in {sf.game.name}"
     lp = LinearProgram(name=name, description=(
@@ -134,7 +134,7 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
     if isinstance(minus_Ut, RationalMatrix):
         lhs_v = RationalMatrix.from_scipy(F_o.T)
     else:
-        lhs_v = F_o.T.tocsr()
+        lhs_v = _transposed(F_o)
     lp.add_constraints("best_response", [(v, lhs_v), (x, minus_Ut)], "<=",
                        [Fraction(0)] * sf.num_sequences(opponent) if exact
                        else np.zeros(sf.num_sequences(opponent)),
@@ -143,6 +143,29 @@ def security_lp(sf: SequenceForm, player: int, payoff_player: int | None = None,
     objective[0] = 1.0
     lp.set_objective([(v, objective)], "max")
     return SecurityLP(lp, player, opponent, scaling=scaling)
+
+
+def _transposed(matrix, sign: float = 1.0) -> sp.csr_array:
+    """``sign · Mᵀ`` (M = ``matrix``) as a CSR array, the same array as ``(sign · M).T.tocsr()``,
+    made from the triples of a CSR M without scipy's conversions (a fixed cost on tiny games)."""
+    if not (sp.issparse(matrix) and matrix.format == "csr"):
+        return sp.csr_array(matrix.T * sign) if sign != 1.0 else matrix.T.tocsr()
+    n_rows, n_cols = matrix.shape
+    nnz = int(matrix.indptr[-1])
+    rows = np.repeat(np.arange(n_rows, dtype=matrix.indices.dtype), np.diff(matrix.indptr))
+    cols, data = matrix.indices[:nnz], matrix.data[:nnz]
+    data = data if sign == 1.0 else -data if sign == -1.0 else sign * data
+    if not matrix.has_canonical_format:
+        return sparse_from_coo(data, cols, rows, (n_cols, n_rows))
+    # canonical M (rows in order, columns sorted, no duplicates): a stable sort of the entries by
+    # column lists each new row's entries in increasing old row, the canonical transpose
+    order = cols.argsort(kind="stable")
+    indptr = np.zeros(n_cols + 1, dtype=np.promote_types(cols.dtype, np.int32))
+    indptr[1:] = np.bincount(cols, minlength=n_cols).cumsum()
+    out = sp.csr_array((data[order], rows[order].astype(indptr.dtype), indptr),
+                       shape=(n_cols, n_rows))
+    out.has_canonical_format = True
+    return out
 
 
 def payoff_scaling(sf: SequenceForm, payoff_player: int, exact: bool = False,
@@ -209,7 +232,7 @@ def scaled_payoff_matrix(sf: SequenceForm, payoff_player: int, exact: bool = Fal
         return RationalMatrix(shape, seqs[:, 0], seqs[:, 1], data), scaling
     unit = np.ldexp(sf.terminal_payoffs[:, payoff_player] - scaling.shift, -scaling.exponent)
     data = sf.terminal_chance * unit
-    return sp.csr_array((data, (seqs[:, 0], seqs[:, 1])), shape=shape), scaling
+    return sparse_from_coo(data, seqs[:, 0], seqs[:, 1], shape), scaling
 
 
 class _PrefixLayout:
