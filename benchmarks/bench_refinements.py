@@ -62,6 +62,7 @@ INSTANCES = [
 def run_case(game: str, params: dict, refinement: str, time_limit: float) -> dict:
     """Child: one refinement of one catalog game (module docstring)."""
     import lpgame
+    import lpgame.lp.highs_backend  # noqa: F401 - loads highspy, which lpgame imports lazily
     from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
     start = time.perf_counter()
     instance = lpgame.games.make(game, **params)

@@ -17,7 +17,9 @@ Modules:
 * :mod:`~lpgame.equilibria.refinements.exact_sparse_factor` — exact sparse rational solves
   (block triangular form, sparse LU);
 * :mod:`~lpgame.equilibria.refinements.exact_limit` — an exact simplex at a fixed rational ξ, on
-  :mod:`~lpgame.equilibria.refinements.updated_factor` (an exact LU with product-form updates);
+  :mod:`~lpgame.equilibria.refinements.updated_factor` (an exact LU with product-form updates)
+  and :mod:`~lpgame.equilibria.refinements.reduced_cost_bounds` (float enclosures that decide
+  the signs of its reduced costs);
 * :mod:`~lpgame.equilibria.refinements.lexicographic` — an exact criss-cross over ℚ(ε);
 * :mod:`~lpgame.equilibria.refinements.refined_equilibrium` — the ``nash``/``refinement`` concept.
 """

@@ -31,7 +31,9 @@ of B(0), term by term, and (ε in A) the entries' coefficients are computed only
 entry's sign is decided; with ``early`` (the limit loop's first pass) the test stops at the first entry of the
 wrong sign, and the loop completes the count of wrong signs only for the bases its exact stage
 compares (:func:`lpgame.equilibria.refinements.limit.solve_limit`). Verdicts, series and counts are
-those of the complete test.
+those of the complete test. The factorised basis system of the last :data:`SOLVER_CACHE` bases is
+kept on the trembling LP, with the coefficients an early stop had computed, so completing a count
+goes on from where the first pass stopped instead of factorising B(0) again.
 """
 
 from __future__ import annotations
@@ -267,6 +269,11 @@ def _taylor_by_term(solver, parts, basis_parts, b_series, c_series, senses, basi
     zs, ps, z_full, pi_full, columns = [], [], [], [], []
     sign = None
     t = 0
+    resume = getattr(solver, "_taylor_stop", None)
+    if resume is not None and resume[0] == (count, polynomial, len(b_series), len(c_series)):
+        # the same basis stopped early before (its solver is cached): go on from there
+        _, t, zs, ps, z_full, pi_full, columns, sign = resume
+    solver._taylor_stop = None
     while True:
         while t < count:
             rhs = b_tight[t].copy() if t in b_tight else fmpq_zeros(factor.n)
@@ -294,6 +301,8 @@ def _taylor_by_term(solver, parts, basis_parts, b_series, c_series, senses, basi
                     sign[new] = np.where((col[new] > 0).astype(bool), 1, -1)
                 wrong = np.flatnonzero((sign < 0) | (vanish & (sign != 0)))
                 if len(wrong) and early:
+                    solver._taylor_stop = ((count, polynomial, len(b_series), len(c_series)),
+                                           t + 1, zs, ps, z_full, pi_full, columns, sign.copy())
                     _wrong_sign(wrong, vanish, columns, partial=True)
             t += 1
         wrong = np.flatnonzero((sign < 0) | (vanish & (sign != 0)))
@@ -334,6 +343,39 @@ def _signs(entries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sign, first
 
 
+SOLVER_CACHE = 8
+"""Basis systems (the parts B_k and the factorised :class:`LaurentSolver`) kept per trembling LP:
+the limit loop tests a basis twice when it first stops at the first wrong sign and later needs
+the complete count of wrong signs (to choose the exact stage's start)."""
+
+
+def _basis_solver(tlp, powers, parts, basic, tight, row_pos, col_pos, size):
+    """({k: B_k}, LaurentSolver of B(ε)) of the basis (``basic`` columns, ``tight`` rows), from
+    the cache on ``tlp`` (:data:`SOLVER_CACHE`) or computed; raises :class:`NotStableError` for an
+    empty or singular basis matrix (the refusal is cached too)."""
+    cache = tlp.__dict__.setdefault("_basis_solvers", {})
+    key = (len(tlp.terms), basic.tobytes(), tight.tobytes())
+    found = cache.get(key)
+    if found is None:
+        B = {k: SparseQ.from_rational(powers[k][1], row_pos, col_pos, size) for k in parts}
+        B = {k: p for k, p in B.items() if p.nnz or k == 0}
+        if 0 not in B:
+            found = "the basis matrix at ε = 0 is empty"
+        else:
+            try:
+                found = (B, LaurentSolver(B))
+            except SingularMatrixError as exc:   # pragma: no cover - reduce_pencil handles it
+                found = f"the basis matrix is singular ({exc})"
+            except NotStableError as exc:
+                found = str(exc)
+        if len(cache) >= SOLVER_CACHE:
+            cache.pop(next(iter(cache)))
+        cache[key] = found
+    if isinstance(found, str):
+        raise NotStableError(found)
+    return found
+
+
 def certify_stable_basis(tlp, solution: LPSolution, terms: int | None = None,
                          max_terms: int = 64, seed: int = 0, early: bool = False) -> StableBasis:
     """Test whether ``solution``'s optimal basis of the trembling LP ``tlp`` is stable (module
@@ -361,16 +403,9 @@ def certify_stable_basis(tlp, solution: LPSolution, terms: int | None = None,
     col_pos = -np.ones(n, dtype=np.int64)
     col_pos[basic] = np.arange(len(basic))
     size = (len(tight), len(basic))
-    B = {k: SparseQ.from_rational(powers[k][1], row_pos, col_pos, size) for k in parts}
-    B = {k: p for k, p in B.items() if p.nnz or k == 0}
-    if 0 not in B:
-        raise NotStableError("the basis matrix at ε = 0 is empty")
+    B, solver = _basis_solver(tlp, powers, parts, basic, tight, row_pos, col_pos, size)
     polynomial = not any(k > 0 for k in B)
     deg_b, deg_c = max(b_series, default=0), max(c_series, default=0)
-    try:
-        solver = LaurentSolver(B)
-    except SingularMatrixError as exc:   # pragma: no cover - reduce_pencil handles singularity
-        raise NotStableError(f"the basis matrix is singular ({exc})") from exc
     if polynomial and solver.pole_order:
         raise NotStableError("the basis matrix B is singular (and constant in ε): not a basis")
     b_tight = {k: v[tight] for k, v in b_series.items()}

@@ -32,8 +32,14 @@ Each pivot solves two systems with the basis matrix exactly, Bᵀπ = c̄_B and 
 python-flint rationals with one exact sparse LU of an earlier basis and the product-form etas of
 the pivots since (:class:`~lpgame.equilibria.refinements.updated_factor.UpdatedFactor`), refactorised
 every :data:`~lpgame.equilibria.refinements.updated_factor.REFACTOR_EVERY` pivots; x_B is updated
-exactly (x_B ← x_B − tα, x_q ← t). A fresh factorisation is kept for the next start or ξ that asks
-for the same basis (for every ξ when ε does not enter A). Measured on Leduc L2232 QPE at
+exactly (x_B ← x_B − tα, x_q ← t). The reduced costs d = c̄ − [A D]ᵀπ are priced from rigorous
+floating-point enclosures (:mod:`~lpgame.equilibria.refinements.reduced_cost_bounds`): an entry
+whose enclosure excludes 0 has its sign decided; the others, and every eligible entry whose |d_j|
+may be the largest, are computed in rationals, so the entering variable is the one the exact d
+gives (the pivots are those of an all-rational pricing). The signs of x_B come from its doubles
+(a rounded nonzero rational keeps its sign), exactly where a double is 0. A fresh factorisation
+is kept for the next start or ξ that asks for the same basis (for every ξ when ε does not
+enter A). Measured on Leduc L2232 QPE at
 ξ = 2⁻²⁰ from HiGHS's basis (141 pivots, loaded 2-core machine, side by side): 1.4 s, against
 4.6 s when every solve was a float LU with exact iterative refinement and rational
 reconstruction (:func:`lpgame.lp.exact.solve_sparse_rational`, still used by :func:`solve_scaled`
@@ -48,6 +54,7 @@ from fractions import Fraction
 
 import flint
 import numpy as np
+import scipy.sparse as sp
 
 from lpgame.equilibria.refinements.exact_sparse_factor import (
     ExactFactor,
@@ -57,6 +64,7 @@ from lpgame.equilibria.refinements.exact_sparse_factor import (
     fmpq_zeros,
     to_fractions,
 )
+from lpgame.equilibria.refinements.reduced_cost_bounds import ReducedCostBounds, decided_signs
 from lpgame.equilibria.refinements.updated_factor import REFACTOR_EVERY, UpdatedFactor
 from lpgame.errors import LpgameError
 from lpgame.lp.exact import SparseRational, solve_sparse_rational
@@ -119,6 +127,7 @@ class ExactInstance:
     fixed_mask: np.ndarray = field(repr=False, default=None)  # kinds != FIXED
     kind_array: np.ndarray = field(repr=False, default=None)  # kinds as an array, cached
     factors: dict = field(repr=False, default_factory=dict)   # basis → ExactFactor (_factor)
+    bounds: object = field(repr=False, default=None)          # ReducedCostBounds, cached
 
     def column_entries(self, j: int) -> tuple[np.ndarray, np.ndarray, list[Fraction]]:
         """(rows, integer entries over ``den``, Fractions) of variable j's column of [A D]."""
@@ -253,18 +262,99 @@ def basis_to_statuses(inst: ExactInstance, basis: list[int]) -> tuple[np.ndarray
     return cols, rows
 
 
-def _reduced_costs(inst: ExactInstance, pi: np.ndarray, phase1: bool, in_basis: np.ndarray
-                   ) -> dict[int, flint.fmpq]:
-    """d_j = c̄_j − a_jᵀπ of the nonbasic variables that are not fixed and not zero (phase 1:
-    the nonbasic costs are 0)."""
-    At, _, cost, _, slack = _fmpq_data(inst)
-    d = np.concatenate([At.matvec(pi), slack * pi])
-    d = -d if phase1 else cost - d
+def _double(p: int, q: int) -> float:
+    """p/q correctly rounded (Python's int / int), ±inf past the largest double (an enclosure
+    with an infinite entry decides nothing where it enters)."""
+    try:
+        return p / q
+    except OverflowError:
+        return float("inf") if (p > 0) == (q > 0) else float("-inf")
+
+
+def _bounds(inst: ExactInstance) -> ReducedCostBounds:
+    """Float enclosures of the reduced costs (:mod:`~lpgame.equilibria.refinements.reduced_cost_bounds`)
+    over [A D], built once per instance from correctly rounded copies of the exact data."""
+    if inst.bounds is None:
+        den = inst.den
+        # RationalMatrix holds each (row, column) once (repeated entries added exactly), so
+        # each double is one correctly rounded entry
+        a = np.array([_double(v, den) for v in inst.nums.tolist()], dtype=float)
+        rows = np.concatenate([inst.A.cols, np.arange(inst.n, inst.n + inst.m)])
+        cols = np.concatenate([inst.A.rows, np.arange(inst.m)])
+        data = np.concatenate([a, np.asarray(inst.slack, dtype=float)])
+        mt = sp.csr_array((data, (rows, cols)), shape=(inst.n + inst.m, inst.m))
+        inst.bounds = ReducedCostBounds(mt, np.array([_double(v.numerator, v.denominator)
+                                                      for v in inst.cost]))
+    return inst.bounds
+
+
+def _exact_reduced_cost(inst: ExactInstance, pi: np.ndarray, j: int, phase1: bool) -> flint.fmpq:
+    """d_j = c̄_j − a_jᵀπ exactly (phase 1: −a_jᵀπ), for one variable."""
+    At, starts, cost, _, slack = _fmpq_data(inst)
+    if j >= inst.n:
+        dot = slack[j - inst.n] * pi[j - inst.n]
+    else:
+        s, e = starts[j], starts[j + 1]
+        dot = sum((At.vals[s:e] * pi[At.cols[s:e]]).tolist(), Q0)
+    return -dot if phase1 else cost[j] - dot
+
+
+def _magnitude(value: flint.fmpq) -> float:
+    """|value| as a correctly rounded double (inf past the largest double)."""
+    try:
+        return float(abs(value))
+    except OverflowError:
+        return float("inf")
+
+
+def _pricing(inst: ExactInstance, pi: np.ndarray, phase1: bool, in_basis: np.ndarray,
+             bland: bool | None) -> tuple[int, int | None, flint.fmpq | None]:
+    """(number of eligible entering variables, the one chosen, its exact d_q). Eligible: a nonbasic
+    variable, not fixed, with d_j < 0, or free with d_j ≠ 0. Chosen by Bland's rule (least index)
+    when ``bland``, Dantzig's (largest |d_j|, then least index) when False, none when None.
+
+    The signs come from rigorous float enclosures where they exclude 0; the entries they do not
+    decide, and every eligible entry whose |d_j| may be the largest, are computed exactly, so the
+    choice is the one the exact vector d gives."""
     keep = ~in_basis & inst.fixed_mask
-    idx = np.flatnonzero(keep)
-    vals = d[idx]
-    nz = vals.astype(bool)
-    return dict(zip(idx[nz].tolist(), vals[nz].tolist()))
+    if inst.kind_array is None:
+        inst.kind_array = np.asarray(inst.kinds, dtype=np.int64)
+    free = inst.kind_array == FREE
+    enclosure = _bounds(inst).enclose(pi, with_cost=not phase1)
+    if enclosure is None:
+        value = np.zeros(inst.n + inst.m)
+        radius = np.full(inst.n + inst.m, np.inf)
+    else:
+        value, radius = enclosure
+    sign = decided_signs(value, radius)
+    exact: dict[int, flint.fmpq] = {}
+    for j in np.flatnonzero(keep & (sign == 0)).tolist():
+        d = _exact_reduced_cost(inst, pi, j, phase1)
+        if d:
+            exact[j] = d
+    eligible_mask = keep & (sign != 0) & ((sign < 0) | free)
+    extra = [j for j, d in exact.items() if d < 0 or free[j]]
+    count = int(eligible_mask.sum()) + len(extra)
+    if not count or bland is None:
+        return count, None, None
+    if bland:
+        first = np.flatnonzero(eligible_mask)
+        q = min(([int(first[0])] if len(first) else []) + extra)
+        d_q = exact.get(q)
+        return count, q, d_q if d_q is not None else _exact_reduced_cost(inst, pi, q, phase1)
+    idx = np.flatnonzero(eligible_mask)
+    size = np.abs(value[idx])
+    high = (size + radius[idx]) * (1 + 2.0 ** -50)
+    known = {j: _magnitude(exact[j]) for j in extra}
+    # the largest |d_j| is at least every lower end: no entry whose upper end is below it can win
+    lows = [float(((size - radius[idx]) * (1 - 2.0 ** -50)).max())] if len(idx) else []
+    floor = max(lows + [v * (1 - 2.0 ** -50) for v in known.values()])
+    candidates = [j for j, v in known.items() if v * (1 + 2.0 ** -50) >= floor]
+    for j in idx[high >= floor].tolist():
+        exact[j] = _exact_reduced_cost(inst, pi, j, phase1)
+        candidates.append(j)
+    q = max(candidates, key=lambda j: (abs(exact[j]), -j))
+    return count, q, exact[q]
 
 
 def infeasibilities(inst: ExactInstance, basis: list[int]) -> tuple[int, int]:
@@ -276,8 +366,7 @@ def infeasibilities(inst: ExactInstance, basis: list[int]) -> tuple[int, int]:
     pi = factor.solve_t(cost[basis])
     in_basis = np.zeros(inst.n + inst.m, dtype=bool)
     in_basis[basis] = True
-    d = _reduced_costs(inst, pi, False, in_basis)
-    dual = sum(1 for j, v in d.items() if inst.kinds[j] == FREE or v < 0)
+    dual, _, _ = _pricing(inst, pi, False, in_basis, None)
     return primal, dual
 
 
@@ -292,13 +381,27 @@ def _violation(kind: int, value) -> int:
     return 0
 
 
+def _signs(x: np.ndarray) -> np.ndarray:
+    """The signs of an fmpq array: from its doubles (a rounded nonzero rational keeps its sign),
+    exactly where a double is 0 (an exact 0, or an underflow) or the conversion overflows."""
+    try:
+        sign = np.sign(x.astype(float)) if len(x) else np.zeros(0)
+    except (OverflowError, ValueError, TypeError):
+        return np.array([(v > 0) - (v < 0) for v in x.tolist()], dtype=np.int64)
+    zero = np.flatnonzero(sign == 0)
+    if len(zero):
+        sign[zero] = [(v > 0) - (v < 0) for v in x[zero].tolist()]
+    return sign.astype(np.int64)
+
+
 def _violations(inst: ExactInstance, basis: list[int], x: np.ndarray) -> list[int]:
     """:func:`_violation` of every basic variable, as whole-array comparisons."""
     if inst.kind_array is None:
         inst.kind_array = np.asarray(inst.kinds, dtype=np.int64)
     kinds = inst.kind_array[basis]
-    below = (x < 0).astype(bool) & (kinds != FREE)
-    above = (x > 0).astype(bool) & (kinds == FIXED)
+    sign = _signs(x)
+    below = (sign < 0) & (kinds != FREE)
+    above = (sign > 0) & (kinds == FIXED)
     return (above.astype(np.int64) - below.astype(np.int64)).tolist()
 
 
@@ -337,15 +440,13 @@ def exact_simplex_at(inst: ExactInstance, basis: list[int], deadline: float | No
             stalled = 0
         progress = measure
         pi = factor.solve_t(cb)
-        d = _reduced_costs(inst, pi, phase1, in_basis)
-        eligible = [j for j, v in d.items() if v < 0 or inst.kinds[j] == FREE]
-        if not eligible:
+        count, q, d_q = _pricing(inst, pi, phase1, in_basis, bland)
+        if not count:
             if phase1:
                 raise ExactSimplexError(f"P({inst.xi}) is infeasible in exact arithmetic (phase 1 "
                                         "ends with a violated bound)")
             return basis, to_fractions(x), to_fractions(pi), pivots
-        q = min(eligible) if bland else max(eligible, key=lambda j: (abs(d[j]), -j))
-        direction = 1 if d[q] < 0 else -1           # a free column may decrease
+        direction = 1 if d_q < 0 else -1            # a free column may decrease
         alpha = factor.solve(_column(inst, q))
         nz = np.flatnonzero(alpha.astype(bool))
         leaving, step = None, None
