@@ -185,7 +185,11 @@ def normal_form(game, name: str, params: dict, max_profiles: int, progress):
     """A :class:`~lpgame.game.NormalFormGame` to write as ``.nfg``: the game itself, or the reduced
     normal form of an extensive game with exact payoffs (refused past ``max_profiles``)."""
     from lpgame.compile import compile_game
-    from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, enumerate_reduced_plans, plan_label
+    from lpgame.equilibria.correlated.reduced_plans import (
+        count_reduced_plans,
+        enumerate_reduced_plans,
+        plan_label,
+    )
     from lpgame.game import NormalFormGame
 
     if isinstance(game, NormalFormGame):

@@ -25,12 +25,9 @@ from scipy.optimize import linprog
 
 import lpgame
 from lpgame.analysis.correlated_gaps import cce_gap, ce_gap, efcce_gap, efce_gap, nfcce_gap
-from lpgame.equilibria.correlated.ce_cce import (
-    CorrelatedResult,
-    count_reduced_plans,
-    reduced_normal_form,
-)
+from lpgame.equilibria.correlated.ce_cce import CorrelatedResult
 from lpgame.equilibria.correlated.efce import CorrelationPlanSpace, decompose_plan
+from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans, reduced_normal_form
 from lpgame.errors import ModelTooLargeError
 from lpgame.game import GameBuilder, NormalFormGame
 

@@ -22,7 +22,8 @@ from lpgame.equilibria.correlated.correlation_decomposition import (
     correlation_chain_recursive,
 )
 from lpgame.equilibria.correlated.efce import CorrelationPlanSpace, solve_correlation_plan
-from lpgame.equilibria.correlated.efce_learning import chain_dual, solve_efce_learning, trigger_forest
+from lpgame.equilibria.correlated.efce_learning import solve_efce_learning, trigger_forest
+from lpgame.equilibria.correlated.efce_learning_bound import chain_dual
 from lpgame.lp.sorted_keys import unique
 from tests.test_efce_learning import payoff_range, staged_game
 

@@ -1,5 +1,5 @@
 """Float-first, exactly certified enumeration of bimatrix equilibria
-(lpgame.equilibria.general_sum.enumeration_vertices).
+(lpgame.equilibria.general_sum.enumeration_float).
 
 The float-first search must give exactly what the exact integer-pivoting search gives (the same
 vertices in the same order, the same extreme equilibria as Fractions, the same maximal Nash
@@ -19,10 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpgame.equilibria.general_sum.enumeration import bimatrix_extreme_equilibria
-from lpgame.equilibria.general_sum.enumeration_vertices import (
-    certified_vertices,
-    polytope_vertices,
-)
+from lpgame.equilibria.general_sum.enumeration_float import certified_vertices
+from lpgame.equilibria.general_sum.enumeration_vertices import polytope_vertices
 from lpgame.errors import OptionError
 from lpgame.rational import to_fraction
 
@@ -152,14 +150,14 @@ def test_an_unknown_method_is_an_option_error():
 # ------------------------------------------------------------ each route of the search, forced
 def _no_integer_tableaux(monkeypatch):
     """The float route of the search only: no tableau verifies and none is pivoted from a parent."""
-    from lpgame.equilibria.general_sum import enumeration_vertices as ev
+    from lpgame.equilibria.general_sum import enumeration_float as ef
 
     def unverified(t, b, m, bound):
         x, det, verified, small = original(t, b, m, bound)
         return x, det, verified & False, small & False
-    original = ev.integer_tableaux
-    monkeypatch.setattr(ev, "integer_tableaux", unverified)
-    monkeypatch.setattr(ev, "MAX_CARRIED", 0)
+    original = ef.integer_tableaux
+    monkeypatch.setattr(ef, "integer_tableaux", unverified)
+    monkeypatch.setattr(ef, "MAX_CARRIED", 0)
 
 
 @settings(max_examples=15, deadline=None)
@@ -191,6 +189,7 @@ def test_ties_in_large_integer_tableaux_go_to_python_integers_with_the_same_answ
 
 def test_the_integer_route_decides_degenerate_games_without_rational_solves(monkeypatch):
     """A degenerate 6 × 6 game: every basis decided on exact integer tableaux, none by flint."""
+    from lpgame.equilibria.general_sum import enumeration_float as ef
     from lpgame.equilibria.general_sum import enumeration_vertices as ev
 
     def refused(*args):
@@ -198,8 +197,9 @@ def test_the_integer_route_decides_degenerate_games_without_rational_solves(monk
     rng = np.random.default_rng(1)
     a, b = (rng.integers(0, 4, (6, 6)).astype(object) for _ in range(2))
     expected = bimatrix_extreme_equilibria(a, b, method="exact")
-    monkeypatch.setattr(ev, "_exact_basis_tableau", refused)
-    monkeypatch.setattr(ev, "_exact_basic_solution", refused)
+    for module in (ev, ef):
+        monkeypatch.setattr(module, "exact_basis_tableau", refused)
+        monkeypatch.setattr(module, "exact_basic_solution", refused)
     found = bimatrix_extreme_equilibria(a, b)
     assert same(found, expected)
     assert found.exact_bases == found.bases          # all exact, all in integers

@@ -18,11 +18,8 @@ from hypothesis import strategies as st
 from random_games import integer_payoffs, two_player_trees, uniform_chance
 
 from lpgame.compile import compile_game
-from lpgame.equilibria.correlated.ce_cce import (
-    count_reduced_plans,
-    reduced_normal_form,
-    solve_normal_form,
-)
+from lpgame.equilibria.correlated.ce_cce import solve_normal_form
+from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans, reduced_normal_form
 from lpgame.equilibria.general_sum.optimal_nash import nash_milp, solve_optimal_nash
 from lpgame.errors import ConceptMismatchError, OptionError, SolverTimeLimitError
 from lpgame.game import Game, NormalFormGame

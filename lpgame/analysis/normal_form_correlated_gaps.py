@@ -74,8 +74,8 @@ def _moved(arr: np.ndarray, player: int) -> np.ndarray:
 def ce_gap(game, distribution) -> CorrelatedGap:
     """Normal-form CE gap of ``distribution`` (shape of the profile tensor, or flat).
 
-    ``game``: a NormalFormGame, a :class:`~lpgame.equilibria.correlated.ce_cce.StrategicForm` or a payoff
-    array of shape (n, |S_1|, …, |S_n|).
+    ``game``: a NormalFormGame, a :class:`~lpgame.equilibria.correlated.reduced_plans.StrategicForm`
+    or a payoff array of shape (n, |S_1|, …, |S_n|).
     """
     payoffs, labels = _payoff_tensor(game)
     psi = _distribution(distribution, payoffs.shape[1:])

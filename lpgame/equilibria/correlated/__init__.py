@@ -7,11 +7,12 @@ column generation over joint pure plans where it is not or the LP is too large.
 
 Modules:
 
-* :mod:`~lpgame.equilibria.correlated.ce_cce` — CE and CCE of the (reduced) normal form, and the
-  reduced-plan helpers the other families share;
-  :mod:`~lpgame.equilibria.correlated.reduced_payoffs` sums the reduced normal form's payoffs in
-  rationals; :mod:`~lpgame.equilibria.correlated.ce_cce_exact` solves CE and CCE in exact
-  arithmetic (and registers them); :mod:`~lpgame.equilibria.correlated.ce_optimality` proves
+* :mod:`~lpgame.equilibria.correlated.ce_cce` — CE and CCE of the (reduced) normal form;
+  :mod:`~lpgame.equilibria.correlated.reduced_plans` counts and enumerates the reduced plans and
+  builds the reduced normal form (shared with the other families),
+  :mod:`~lpgame.equilibria.correlated.reduced_payoffs` sums its payoffs in rationals;
+  :mod:`~lpgame.equilibria.correlated.ce_cce_exact` solves CE and CCE in exact arithmetic (and
+  registers them); :mod:`~lpgame.equilibria.correlated.ce_optimality` proves
   their optimum by a dual bound;
 * :mod:`~lpgame.equilibria.correlated.efce` — EFCE, EFCCE and NFCCE of two-player games by the
   von Stengel–Forges LP; :mod:`~lpgame.equilibria.correlated.efce_exact` solves them in exact
@@ -21,7 +22,8 @@ Modules:
 * :mod:`~lpgame.equilibria.correlated.correlation_decomposition` and
   :mod:`~lpgame.equilibria.correlated.scaled_extension` — the correlation-plan polytope as a chain
   of scaled extensions (Farina 2023, ch. 10), for learning;
-* :mod:`~lpgame.equilibria.correlated.efce_learning` — optimal EFCE by the Lagrangian saddle point;
+* :mod:`~lpgame.equilibria.correlated.efce_learning` — optimal EFCE by the Lagrangian saddle point,
+  with :mod:`~lpgame.equilibria.correlated.efce_learning_bound` (its certified upper bound);
 * :mod:`~lpgame.equilibria.correlated.efce_n_player` — optimal EFCE of n-player games by column
   generation: its master LP (:mod:`~lpgame.equilibria.correlated.efce_master`), pricing
   (:mod:`~lpgame.equilibria.correlated.efce_pricing`), bounds

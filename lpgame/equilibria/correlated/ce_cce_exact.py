@@ -36,12 +36,9 @@ import numpy as np
 
 from lpgame.analysis.correlated_dual_bound import correlated_gains
 from lpgame.equilibria.correlated.ce_cce import (
-    DEFAULT_MAX_PROFILES,
     DEVIATIONS,
     OBJECTIVE_OPTION,
     CorrelatedResult,
-    StrategicForm,
-    as_strategic_form,
     correlated_lp,
     objective_name,
     objective_weights,
@@ -53,6 +50,7 @@ from lpgame.equilibria.correlated.ce_optimality import (
     optimality_certificate,
 )
 from lpgame.equilibria.correlated.reduced_payoffs import reduced_payoffs_exact
+from lpgame.equilibria.correlated.reduced_plans import DEFAULT_MAX_PROFILES, StrategicForm, as_strategic_form
 from lpgame.errors import ExactCheckError, ModelTooLargeError
 from lpgame.game.normal_form import NormalFormGame
 from lpgame.lp import solve_lp_exact

@@ -417,7 +417,7 @@ def enumerated_chain(space: CorrelationPlanSpace,
     the |Π_1|·|Π_2| plan pairs. Exponential in general; refused with ModelTooLargeError above
     ``max_profiles`` plan pairs.
     """
-    from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, enumerate_reduced_plans
+    from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans, enumerate_reduced_plans
     from lpgame.errors import ModelTooLargeError
 
     sf = space.sf

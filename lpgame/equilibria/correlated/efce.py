@@ -74,11 +74,9 @@ from lpgame.equilibria.correlated.ce_cce import (
     DEVIATIONS,
     SUPPORT_TOLERANCE,
     CorrelatedResult,
-    count_reduced_plans,
     objective_name,
     objective_report,
     objective_weights,
-    plan_label,
 )
 from lpgame.equilibria.correlated.plan_decomposition import (
     REALISABLE_TOLERANCE,
@@ -86,6 +84,7 @@ from lpgame.equilibria.correlated.plan_decomposition import (
     decompose_on_pairs,
 )
 from lpgame.equilibria.correlated.plan_optimality import plan_optimality
+from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans, plan_label
 from lpgame.errors import InvalidGameError, LpgameError, ModelTooLargeError
 from lpgame.lp import LinearProgram, solve_lp
 from lpgame.lp.scaling import check_float_payoffs, float_bounds, unit_range_scaling

@@ -63,7 +63,6 @@ from lpgame.equilibria.correlated.ce_cce import (
     CorrelatedResult,
     objective_name,
     objective_weights,
-    plan_label,
 )
 from lpgame.equilibria.correlated.correlation_dag import (
     DAG_CONCEPTS,
@@ -73,6 +72,7 @@ from lpgame.equilibria.correlated.correlation_dag import (
     reduced_plans,
 )
 from lpgame.equilibria.correlated.efce import PlayerTree, add_trigger_rows, triggers
+from lpgame.equilibria.correlated.reduced_plans import plan_label
 from lpgame.equilibria.teams.team_belief_dag import team_tree_game
 from lpgame.errors import (
     ExactCheckError,

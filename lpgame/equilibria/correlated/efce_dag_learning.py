@@ -47,7 +47,6 @@ from lpgame.equilibria.correlated.ce_cce import (
     CorrelatedResult,
     objective_name,
     objective_weights,
-    plan_label,
 )
 from lpgame.equilibria.correlated.correlation_dag import (
     DEFAULT_MAX_EDGES,
@@ -61,6 +60,7 @@ from lpgame.equilibria.correlated.efce_correlation_dag import (
     team_tree_and_weights,
     tuple_strides,
 )
+from lpgame.equilibria.correlated.reduced_plans import plan_label
 from lpgame.equilibria.teams.tmecor_learning import DagPasses
 from lpgame.errors import OptionError
 from lpgame.lp.scaling import float_bounds

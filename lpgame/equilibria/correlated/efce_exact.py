@@ -36,10 +36,8 @@ from lpgame.equilibria.correlated.ce_cce import (
     DEVIATIONS,
     OBJECTIVE_OPTION,
     CorrelatedResult,
-    count_reduced_plans,
     objective_name,
     objective_weights,
-    plan_label,
 )
 from lpgame.equilibria.correlated.efce import (
     DEFAULT_MAX_DECOMPOSE_NONZEROS,
@@ -50,6 +48,7 @@ from lpgame.equilibria.correlated.efce import (
     solve_correlation_plan,
 )
 from lpgame.equilibria.correlated.plan_decomposition import decompose_on_pairs
+from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans, plan_label
 from lpgame.errors import ExactCheckError, LpgameError, ModelTooLargeError
 from lpgame.lp import solve_lp_exact
 from lpgame.lp.dual_certificate import exact_dual_bound, optimality

@@ -75,7 +75,6 @@ from lpgame.equilibria.correlated.ce_cce import (
     CorrelatedResult,
     objective_name,
     objective_weights,
-    plan_label,
 )
 from lpgame.equilibria.correlated.efce_bounds import (
     BOUND_RESERVE,
@@ -96,6 +95,7 @@ from lpgame.equilibria.correlated.efce_elastic_run import (
 from lpgame.equilibria.correlated.efce_master import CUT_TOLERANCE, MasterTimeLimitError
 from lpgame.equilibria.correlated.efce_pricing import Model, best_pure_plan, price_by_alternation
 from lpgame.equilibria.correlated.efce_tuple_relaxation import DEFAULT_MAX_TUPLES
+from lpgame.equilibria.correlated.reduced_plans import plan_label
 from lpgame.errors import LpgameError, OptionError, SolverError
 from lpgame.lp.scaling import unit_range_scaling
 from lpgame.registry import Concept, Option, register

@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, enumerate_reduced_plans
+from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans, enumerate_reduced_plans
 from lpgame.errors import ModelTooLargeError
 from lpgame.lp import LinearProgram, solve_lp, solve_lp_exact
 from lpgame.sequence_form import SequenceForm

@@ -13,7 +13,7 @@ c_z·u_iz to the block of plan profiles that reach it, and the tensor is divided
 The floating-point reduced normal form sums products of rounded chance probabilities, so a player
 whose payoff is the same at every leaf (chance probabilities summing to one) gets values that differ
 in the last bit, which the float LP then refuses as unresolvable. Summed here exactly and rounded
-once, those values are equal again: :func:`lpgame.equilibria.correlated.ce_cce.reduced_normal_form`
+once, those values are equal again: :func:`lpgame.equilibria.correlated.reduced_plans.reduced_normal_form`
 takes them where the work, Σ_z Π_k |{π_k reaching z}|, is at most :data:`EXACT_SUM_WORK`.
 """
 

@@ -10,10 +10,12 @@ Modules:
 * :mod:`~lpgame.equilibria.general_sum.enumeration` — all extreme equilibria and the maximal Nash
   subsets of a bimatrix game (Avis, Rosenberg, Savani & von Stengel 2010), exact;
 * :mod:`~lpgame.equilibria.general_sum.enumeration_vertices` — the vertices of its best-response
-  polytopes: exact integer pivoting, or float-first with a posteriori error bounds and exact
-  decisions where the floats are unsure (the same vertices, certified in rationals), with
-  :mod:`~lpgame.equilibria.general_sum.enumeration_integer` (exact integer tableaux of a batch of
-  bases from floats, verified, and the exact decisions on them, vectorised);
+  polytopes by exact integer pivoting (lexicographic breadth-first search), with
+  :mod:`~lpgame.equilibria.general_sum.enumeration_float` (the same search float-first, with a
+  posteriori error bounds and exact decisions where the floats are unsure: the same vertices,
+  certified in rationals) and :mod:`~lpgame.equilibria.general_sum.enumeration_integer` (exact
+  integer tableaux of a batch of bases from floats, verified, and the exact decisions on them,
+  vectorised);
 * :mod:`~lpgame.equilibria.general_sum.optimal_nash` — the best (or worst) equilibrium for a
   linear objective by a MILP (Sandholm, Gilpin & Conitzer 2005), with
   :mod:`~lpgame.equilibria.general_sum.optimal_nash_proof` (the exact proof by enumerating the

@@ -20,8 +20,9 @@ equilibria (Avis et al. 2010; what Gambit's and lrsnash's "cliques" report);
 found here as the maximal cliques (networkx) of that graph with each side made complete.
 
 Vertices are enumerated by a breadth-first search over the lexicographically feasible bases of
-{v ≥ 0, Cv + s = 1} (:mod:`lpgame.equilibria.general_sum.enumeration_vertices`, where the
-formulation and the completeness argument are stated): by default float-first, each basis solved in
+{v ≥ 0, Cv + s = 1} (:mod:`lpgame.equilibria.general_sum.enumeration_vertices` and, float-first,
+:mod:`lpgame.equilibria.general_sum.enumeration_float`, where the formulation and the completeness
+argument are stated): by default float-first, each basis solved in
 floats with an a posteriori error bound, a decision taken in floats only where the bound separates
 it and in exact integer arithmetic otherwise (near-degenerate bases, ties, near-zero pivots), so
 the search visits exactly the bases of the exact one; each vertex of a reported equilibrium is then
@@ -36,7 +37,7 @@ degenerate games by the theorem above. Measured against nashpy's support and ver
 Gambit's enummixed in benchmarks/bench_general_sum.py.
 
 Extensive games go through their reduced normal form (plans counted first by
-:func:`lpgame.equilibria.correlated.ce_cce.count_reduced_plans`; too many is refused with
+:func:`lpgame.equilibria.correlated.reduced_plans.count_reduced_plans`; too many is refused with
 :class:`~lpgame.errors.ModelTooLargeError`). Each equilibrium, mixed over reduced plans, is mapped to
 realization plans (x = Σ_π μ(π)·π) and to behaviour strategies, and certified exactly by the
 independent best-response path (:mod:`lpgame.analysis`): NashConv exactly 0.
@@ -51,10 +52,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, enumerate_reduced_plans, plan_label
+from lpgame.equilibria.correlated.reduced_plans import (
+    count_reduced_plans,
+    enumerate_reduced_plans,
+    plan_label,
+)
+from lpgame.equilibria.general_sum.enumeration_float import certified_vertex_sets
 from lpgame.equilibria.general_sum.enumeration_vertices import (
     VertexSet,
-    certified_vertex_sets,
     polytope_vertices,
     vertex_set,
 )
@@ -114,7 +119,7 @@ def bimatrix_extreme_equilibria(a: np.ndarray, b: np.ndarray, time_limit: float 
 
     ``method="float"``: the vertices are enumerated float-first with exact decisions where the
     floats are unsure, and each reported vertex recomputed and checked in rationals
-    (:func:`~lpgame.equilibria.general_sum.enumeration_vertices.certified_vertices`);
+    (:func:`~lpgame.equilibria.general_sum.enumeration_float.certified_vertices`);
     ``method="exact"``: integer pivoting throughout. Both give the same answer, exactly.
     """
     if method not in ("float", "exact"):

@@ -1,7 +1,7 @@
 """Exact integer tableaux of a batch of bases, from floats, verified; the exact search's decisions
 on them, vectorised.
 
-Used by :mod:`lpgame.equilibria.general_sum.enumeration_vertices` (vertex enumeration of the
+Used by :mod:`lpgame.equilibria.general_sum.enumeration_float` (vertex enumeration of the
 best-response polytopes, Avis, Rosenberg, Savani & von Stengel, Economic Theory 42, 2010). For an
 integer tableau M (k × c) and a basis B (k of its columns, integers), X = D·B⁻¹M with D = |det B|
 is an integer matrix (Cramer's rule: its entries are ± minors of M; Edmonds 1967, Bareiss 1968).
@@ -230,6 +230,6 @@ def integer_point_values(x: np.ndarray, det: np.ndarray, bases: np.ndarray, cols
 
 def integer_point_keys(values: np.ndarray, owner: np.ndarray) -> list[tuple]:
     """:func:`integer_point_values` as (polytope, L, L·v) with L the least common denominator
-    (``enumeration_vertices._point_key``'s form): the row divided by its greatest common divisor."""
+    (``enumeration_float._point_key``'s form): the row divided by its greatest common divisor."""
     values = values // np.gcd.reduce(values, axis=1)[:, None]
     return [(o, row[-1]) + tuple(row[:-1]) for o, row in zip(owner.tolist(), values.tolist())]

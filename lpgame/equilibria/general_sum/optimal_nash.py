@@ -439,7 +439,7 @@ def price_of_anarchy(sf: SequenceForm, weights, best, worst, exact: bool = False
     ``exact``: the optimum and both prices are Fractions: the pairs within a rounding margin of
     the floating-point maximum are re-evaluated in rational arithmetic
     (:func:`~lpgame.analysis.best_response.profile_values_exact`) and the largest is kept."""
-    from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, reduced_normal_form
+    from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans, reduced_normal_form
 
     if count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) > CE_BESIDE_MAX_PROFILES:
         return {}
@@ -462,7 +462,7 @@ def _exact_social_optimum(sf: SequenceForm, weights, welfare: np.ndarray) -> Fra
     """max over pure plan pairs of Σ_i w_i u_i in rationals: the candidates are the pairs whose
     floating-point welfare is within 1e-9 of the span of the largest (far above rounding)."""
     from lpgame.analysis.best_response import profile_values_exact
-    from lpgame.equilibria.correlated.ce_cce import enumerate_reduced_plans
+    from lpgame.equilibria.correlated.reduced_plans import enumerate_reduced_plans
 
     plans = [enumerate_reduced_plans(sf, i, max_plans=CE_BESIDE_MAX_PROFILES) for i in range(2)]
     margin = 1e-9 * max(float(np.abs(welfare).max()), 1.0)
@@ -479,8 +479,9 @@ def correlated_beside(sf: SequenceForm, weights, worst: bool, exact: bool = Fals
     plans; None otherwise (:func:`lpgame.equilibria.correlated.ce_cce.solve_normal_form`; with
     ``exact``, :func:`lpgame.equilibria.correlated.ce_cce_exact.solve_normal_form_exact`, a
     Fraction)."""
-    from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, solve_normal_form
+    from lpgame.equilibria.correlated.ce_cce import solve_normal_form
     from lpgame.equilibria.correlated.ce_cce_exact import solve_normal_form_exact
+    from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans
 
     if count_reduced_plans(sf, 0) * count_reduced_plans(sf, 1) > CE_BESIDE_MAX_PROFILES:
         return None

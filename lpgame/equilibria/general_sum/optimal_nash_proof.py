@@ -65,7 +65,7 @@ def enumerated_optimum(sf: SequenceForm, weights, worst: bool = False,
                        time_limit: float = PROOF_TIME_LIMIT) -> tuple[EnumeratedOptimum | None, str]:
     """(optimum, "") by enumeration (module docstring), or (None, why) where the game is beyond
     the limits."""
-    from lpgame.equilibria.correlated.ce_cce import enumerate_reduced_plans
+    from lpgame.equilibria.correlated.reduced_plans import enumerate_reduced_plans
     from lpgame.equilibria.general_sum.enumeration import (
         bimatrix_extreme_equilibria,
         check_enumeration_size,

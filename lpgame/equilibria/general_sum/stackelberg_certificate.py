@@ -18,7 +18,7 @@ to a realization plan exactly when it is one in the reduced normal form, so V* o
 normal form is the value of committing to a realization plan: the concept that
 :mod:`lpgame.equilibria.general_sum.stackelberg`'s sequence-form MILP (Bošanský & Čermák, AAAI
 2015) solves. This module builds that reduced normal form from the plans
-(:func:`lpgame.equilibria.correlated.ce_cce.enumerate_reduced_plans`), not from the MILP.
+(:func:`lpgame.equilibria.correlated.reduced_plans.enumerate_reduced_plans`), not from the MILP.
 
 **Proof of each V_t** (weak duality, e.g. Chvátal, *Linear Programming*, 1983, ch. 5):
 
@@ -276,7 +276,7 @@ def reduced_commitment_game(sf: SequenceForm, leader: int, exact: bool,
                             max_responses: int = CHECK_MAX_RESPONSES) -> ReducedCommitment:
     """The reduced normal form of a two-player extensive game for the check (``leader`` 0-based),
     or :class:`~lpgame.errors.ModelTooLargeError` beyond the limits."""
-    from lpgame.equilibria.correlated.ce_cce import count_reduced_plans, enumerate_reduced_plans
+    from lpgame.equilibria.correlated.reduced_plans import count_reduced_plans, enumerate_reduced_plans
     from lpgame.equilibria.general_sum.enumeration import exact_reduced_payoffs
 
     follower = 1 - leader

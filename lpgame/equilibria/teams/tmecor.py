@@ -51,7 +51,8 @@ from lpgame.analysis.team_gaps import (
     team_reach_of_distribution,
 )
 from lpgame.compile import compile_game
-from lpgame.equilibria.correlated.ce_cce import SUPPORT_TOLERANCE, plan_label
+from lpgame.equilibria.correlated.ce_cce import SUPPORT_TOLERANCE
+from lpgame.equilibria.correlated.reduced_plans import plan_label
 from lpgame.equilibria.teams.team_belief_dag import DEFAULT_MAX_EDGES, build_team_belief_dag, team_tree_game
 from lpgame.equilibria.teams.tmecor_column_generation import (  # noqa: F401  (re-exported)
     DEFAULT_MAX_ITERATIONS,

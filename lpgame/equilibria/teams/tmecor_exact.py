@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from lpgame.equilibria.correlated.ce_cce import enumerate_reduced_plans
+from lpgame.equilibria.correlated.reduced_plans import enumerate_reduced_plans
 from lpgame.equilibria.teams.tmecor_lp import tmecor_lp
 from lpgame.equilibria.teams.tmecor_team import Team
 from lpgame.errors import ExactCheckError, ModelTooLargeError
