@@ -36,3 +36,24 @@ def test_a_kuhn_solve_imports_only_what_it_needs():
                             "lpgame.solve(lpgame.games.make('kuhn_poker'), exact=True)")
     assert loaded(modules, "lpgame.equilibria.zero_sum"), "the check ran no solve"
     assert [p for p in ONLY_SOME_PATHS_NEED if loaded(modules, p)] == []
+
+
+LOADED_WHEN_USED = ("flint", "scipy.sparse.linalg", "scipy.linalg")
+"""python-flint (the exact refinement modules) and SciPy's linear algebra (Lemke's float solve,
+exact mode's iterative refinement) are imported by the functions that use them, not by the
+concept modules that every solve loads."""
+
+
+def test_a_float_kuhn_solve_imports_no_flint_and_no_linear_algebra():
+    modules = modules_after("import lpgame\nlpgame.solve(lpgame.games.make('kuhn_poker'))")
+    for module in ("lpgame.equilibria.general_sum.lemke", "lpgame.equilibria.refinements.basis_stability",
+                   "lpgame.equilibria.refinements.exact_limit", "lpgame.analysis.refinement_checks"):
+        assert module in modules, f"{module} was not loaded: the check tests nothing"
+    assert [p for p in LOADED_WHEN_USED if loaded(modules, p)] == []
+
+
+def test_an_exact_kuhn_solve_imports_no_flint():
+    modules = modules_after("import lpgame\n"
+                            "lpgame.solve(lpgame.games.make('kuhn_poker'), exact=True)")
+    assert "lpgame.equilibria.refinements.laurent_series" in modules
+    assert not loaded(modules, "flint")

@@ -45,11 +45,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import flint
 import numpy as np
 
 from lpgame.sequence_form import SequenceForm
+
+if TYPE_CHECKING:
+    import flint
 
 Series = list[list[Fraction]]
 """A vector-valued power series: ``series[n][k]`` is the coefficient of ε^n of entry k."""
@@ -189,6 +192,8 @@ def perfect_check(sf: SequenceForm, player: int, behaviour: list[Fraction], own_
     own, opp = own_series[:terms], opponent_series[:terms]
     g = _payoff_numerators(sf, player, _read(opp, terms, sf.num_sequences(1 - player))).tolist()
     xs = _read(own, terms, p.num_sequences).tolist()
+    import flint
+
     x = [flint.fmpz_poly(row) for row in xs]
     S = [flint.fmpz_poly(gs).mul_low(xs_, terms) for gs, xs_ in zip(g, x)]
     failures: list[str] = []

@@ -35,7 +35,6 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from lpgame.errors import ExactCheckError
 from lpgame.lp.linear_program import LinearProgram
@@ -126,6 +125,8 @@ def solve_sparse_rational(matrix: SparseRational, rhs: list[Fraction], what: str
     n = matrix.shape[0]
     if n == 0:
         return [], RECONSTRUCTED
+    import scipy.sparse.linalg as spla  # only here: costly to import
+
     try:
         lu = spla.splu(matrix.float_matrix())
     except RuntimeError as exc:

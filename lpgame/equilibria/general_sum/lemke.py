@@ -72,7 +72,6 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from lpgame.equilibria.profiles import certified_profile, certify_nash_plans
 from lpgame.errors import (
@@ -413,6 +412,8 @@ def _solution(tab: _Tableau, lcp: SequenceFormLCP) -> np.ndarray:
         cols_cols.append(np.full(len(cols_rows[-1]), row))
     basis = sp.csc_array((np.concatenate(cols_vals),
                           (np.concatenate(cols_rows), np.concatenate(cols_cols))), shape=(n, n))
+    import scipy.sparse.linalg as spla  # only here: costly to import
+
     try:
         values = spla.spsolve(basis, lcp.b.astype(float))
     except RuntimeError:                                  # singular in floating point

@@ -41,8 +41,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import flint
 import numpy as np
 
 from lpgame.equilibria.refinements.exact_sparse_factor import (
@@ -58,8 +58,8 @@ from lpgame.errors import LpgameError
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
 
-Q = flint.fmpq
-Q0 = Q(0)
+if TYPE_CHECKING:
+    import flint
 
 
 # ----------------------------------------------------------------------------- results
@@ -118,6 +118,8 @@ def _certified_epsilon(entries: np.ndarray, sign: np.ndarray) -> Fraction:
     """min over the positive entries with more than one nonzero coefficient of a_m / (a_m + μ)
     (:func:`_positive_on`), 1 when there is none; the minimum is taken in exact rationals and
     only it is converted."""
+    import flint
+
     if entries.shape[0] == 0:
         return Fraction(1)
     nonzero = (entries != 0).astype(bool)
@@ -128,7 +130,7 @@ def _certified_epsilon(entries: np.ndarray, sign: np.ndarray) -> Fraction:
     first = np.argmax(nonzero[rows], axis=1)
     a = E[np.arange(len(rows)), first]
     later = np.arange(E.shape[1])[None, :] > first[:, None]
-    mu = np.where(later, np.abs(E), Q0).max(axis=1)            # max_{k>m} |a_k| (> 0 here)
+    mu = np.where(later, np.abs(E), flint.fmpq(0)).max(axis=1)            # max_{k>m} |a_k| (> 0 here)
     best = (a / (a + mu)).min()
     return best if type(best) is Fraction else Fraction(int(best.p), int(best.q))
 
@@ -475,6 +477,9 @@ def certify_stable_basis(tlp, solution: LPSolution, terms: int | None = None,
 
 def _collapse(parts: dict[int, SparseQ], eps: flint.fmpq) -> SparseQ:
     """Σ_k ε̃^k part_k as one matrix."""
+    import flint
+
+    Q0 = flint.fmpq(0)
     entries: dict = {}
     shape = None
     for k, part in parts.items():
@@ -489,8 +494,10 @@ def _vanish_at_random_point(parts, basis_parts, b_series, c_series, senses, basi
                             sense, m, n, undecided, seed) -> bool:
     """Evaluate t_B exactly at a random rational ε̃ ∈ (0, 2⁻¹⁰); True when every undecided entry is 0
     there (then it is identically 0: a nonzero rational function vanishes at finitely many points)."""
+    import flint
+
     rng = random.Random(seed)
-    eps = Q(rng.randrange(1, 2 ** 20), 2 ** 30)
+    eps = flint.fmpq(rng.randrange(1, 2 ** 20), 2 ** 30)
     try:
         factor = ExactFactor(_collapse(basis_parts, eps))
     except SingularMatrixError:

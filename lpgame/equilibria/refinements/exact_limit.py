@@ -51,8 +51,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import flint
 import numpy as np
 import scipy.sparse as sp
 
@@ -71,8 +71,8 @@ from lpgame.lp.exact import SparseRational, solve_sparse_rational
 from lpgame.lp.solution import BASIS_BASIC, BASIS_LOWER, BASIS_ZERO, LPSolution
 from lpgame.rational import RationalMatrix, common_denominator
 
-Q = flint.fmpq
-Q0 = Q(0)
+if TYPE_CHECKING:
+    import flint
 
 
 def solve_scaled(matrix: SparseRational, rhs: list[Fraction], what: str) -> list[Fraction]:
@@ -188,6 +188,9 @@ def _fmpq_data(inst: ExactInstance):
     """(A's columns as (rows, fmpq values) segments, Aᵀ as :class:`SparseQ`, costs and b(ξ) as
     fmpq vectors), computed once per instance."""
     if inst.q is None:
+        import flint
+
+        Q = flint.fmpq
         A = SparseQ.from_rational(inst.A)
         At = A.T                                     # sorted by A's column, then row
         starts = np.searchsorted(At.rows, np.arange(inst.n + 1))
@@ -290,6 +293,9 @@ def _bounds(inst: ExactInstance) -> ReducedCostBounds:
 
 def _exact_reduced_cost(inst: ExactInstance, pi: np.ndarray, j: int, phase1: bool) -> flint.fmpq:
     """d_j = c̄_j − a_jᵀπ exactly (phase 1: −a_jᵀπ), for one variable."""
+    import flint
+
+    Q0 = flint.fmpq(0)
     At, starts, cost, _, slack = _fmpq_data(inst)
     if j >= inst.n:
         dot = slack[j - inst.n] * pi[j - inst.n]
@@ -411,6 +417,9 @@ def exact_simplex_at(inst: ExactInstance, basis: list[int], deadline: float | No
     """Pivot from ``basis`` to an exactly optimal basis of P(ξ) (module docstring). Returns the
     basis, its basic values x_B, the row duals π = B⁻ᵀ c̄_B of the minimisation form and the
     number of pivots."""
+    import flint
+
+    Q, Q0 = flint.fmpq, flint.fmpq(0)
     basis = list(basis)
     _, _, cost, rhs, _ = _fmpq_data(inst)
     factor = _factor(inst, basis, "the starting basis")

@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import heapq
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import flint
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
 from lpgame.errors import LpgameError
 
-Q = flint.fmpq
-Q0 = Q(0)
+if TYPE_CHECKING:
+    import flint
 
 
 class SingularMatrixError(LpgameError):
@@ -40,6 +39,10 @@ class SingularMatrixError(LpgameError):
 # ----------------------------------------------------------------------------- sparse over Q
 def to_fmpq(value) -> flint.fmpq:
     """A Fraction, int or fmpq as an fmpq."""
+    import flint  # imported where it is used: costly to import
+
+    Q = flint.fmpq
+
     if type(value) is Fraction:
         return Q(value.numerator, value.denominator)
     return Q(value)
@@ -47,8 +50,10 @@ def to_fmpq(value) -> flint.fmpq:
 
 def fmpq_zeros(n: int) -> np.ndarray:
     """An object array of ``n`` fmpq zeros."""
+    from flint import fmpq
+
     out = np.empty(n, dtype=object)
-    out.fill(Q0)
+    out.fill(fmpq(0))
     return out
 
 
@@ -119,6 +124,9 @@ class SparseQ:
     def from_rational(cls, matrix, row_pos=None, col_pos=None, shape=None) -> SparseQ:
         """From a :class:`~lpgame.rational.RationalMatrix`, optionally restricted to rows/columns
         (``row_pos``/``col_pos``: new position of each row/column, −1 to drop)."""
+        import flint
+
+        Q = flint.fmpq
         rows, cols = matrix.rows, matrix.cols
         keep = np.ones(len(rows), dtype=bool)
         if row_pos is not None:
@@ -211,6 +219,8 @@ class ExactFactor:
         if n == 0:
             self.match = np.zeros(0, dtype=np.int64)
             return
+        from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
+
         match = maximum_bipartite_matching(matrix.float_pattern(), perm_type="column")
         if np.any(match < 0):
             raise SingularMatrixError(f"structurally singular: {int((match < 0).sum())} of {n} rows "
@@ -338,6 +348,9 @@ class _SparseLU:
     dense inverses are not: full rows of long rationals)."""
 
     def __init__(self, k: int, entries):
+        from flint import fmpq
+
+        Q0 = fmpq(0)
         rows: list[dict] = [dict() for _ in range(k)]
         cols: list[set] = [set() for _ in range(k)]
         for r, j, v in entries:
@@ -385,7 +398,9 @@ class _SparseLU:
             if vp:
                 for r, factor in lower.items():
                     b[r] -= factor * vp
-        x = [Q0] * self.k
+        from flint import fmpq
+
+        x = [fmpq(0)] * self.k
         for p, c, pivot, upper, _ in reversed(self.steps):   # U x = v
             value = b[p]
             for j, u in upper.items():
@@ -396,7 +411,9 @@ class _SparseLU:
 
     def solve_t(self, c: list) -> list:
         c = list(c)
-        w = [Q0] * self.k
+        from flint import fmpq
+
+        w = [fmpq(0)] * self.k
         for p, col, pivot, upper, _ in self.steps:         # Uᵀ w = c
             value = c[col] / pivot
             w[p] = value

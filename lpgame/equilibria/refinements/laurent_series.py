@@ -41,8 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
+from typing import TYPE_CHECKING
 
-import flint
 import numpy as np
 
 from lpgame.equilibria.refinements.exact_sparse_factor import (
@@ -56,7 +56,9 @@ from lpgame.equilibria.refinements.exact_sparse_factor import (
 )
 from lpgame.errors import LpgameError
 
-Q0 = flint.fmpq(0)
+if TYPE_CHECKING:
+    import flint
+
 MAX_NULLSPACE = 5000
 """Largest core (after column-singleton removal) of a singular B(0) whose left null space is
 computed (dense)."""
@@ -82,6 +84,8 @@ def left_null_space(matrix: SparseQ) -> tuple[list[dict[int, flint.fmpq]], list[
     the pivot of each (N[j][pivot_j] = 1, N[j][pivot_l] = 0; pivots as late as possible).
     Column singletons are removed first (the row of a column's only nonzero has weight 0 in every
     left null vector)."""
+    import flint
+
     m, n = matrix.shape
     row_alive = np.ones(m, dtype=bool)
     col_alive = np.ones(n, dtype=bool)
@@ -154,7 +158,9 @@ class _Step:
     null: list[dict[int, flint.fmpq]]
 
     def combine(self, x: np.ndarray, j: int):
-        return sum((v * x[i] for i, v in self.null[j].items() if x[i]), Q0)
+        import flint
+
+        return sum((v * x[i] for i, v in self.null[j].items() if x[i]), flint.fmpq(0))
 
 
 def _rows_of(matrix: SparseQ) -> list[dict[int, flint.fmpq]]:
@@ -166,6 +172,9 @@ def _rows_of(matrix: SparseQ) -> list[dict[int, flint.fmpq]]:
 
 def _reduce_step(parts: dict[int, SparseQ], step: _Step) -> dict[int, SparseQ]:
     """B'(ε) = D⁻¹ P B(ε): rows i_j of part k become N_j · part k+1 (module docstring)."""
+    import flint
+
+    Q0 = flint.fmpq(0)
     size = next(iter(parts.values())).shape
     rows = {k: _rows_of(p) for k, p in parts.items()}
     top = max(parts)
@@ -232,6 +241,9 @@ class LaurentSolver:
 
     def primal(self, b: dict[int, np.ndarray], top: int) -> dict[int, np.ndarray]:
         """{n: z_n} for n from −(pole order) to ``top``; b: {power: vector} (a polynomial)."""
+        import flint
+
+        Q0 = flint.fmpq(0)
         n = self.factor.n
         series = {k: v.copy() for k, v in b.items()}
         for step in self.steps:                         # b ← D⁻¹ P b
@@ -256,6 +268,9 @@ class LaurentSolver:
 
     def dual(self, c: dict[int, np.ndarray], top: int) -> dict[int, np.ndarray]:
         """{n: π_n} for n from −(pole order) to ``top``; c: {power: vector} (a polynomial)."""
+        import flint
+
+        Q0 = flint.fmpq(0)
         n = self.factor.n
         s = len(self.steps)
         u: dict[int, np.ndarray] = {}

@@ -22,10 +22,14 @@ grows by one dense-ish column per pivot).
 
 from __future__ import annotations
 
-import flint
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from lpgame.equilibria.refinements.exact_sparse_factor import ExactFactor, SingularMatrixError, SparseQ
+
+if TYPE_CHECKING:
+    import flint
 
 REFACTOR_EVERY = 40
 """Pivots between two fresh factorisations of the basis matrix."""
@@ -71,6 +75,8 @@ class UpdatedFactor:
         """y with Bᵀ y = rhs."""
         c = rhs.copy()
         if self.etas:
+            import flint
+
             nonzero = c.astype(bool)
             for r, pivot, idx, vals in reversed(self.etas):
                 value = c[r]
