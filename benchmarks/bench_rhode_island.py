@@ -6,6 +6,19 @@ for a smaller deck of R ranks × 4 suits, default 13; ``--time-limit S`` for HiG
 ``--save``: write ``benchmarks/results/bench_rhode_island.json``; ``--highs-log PATH``: HiGHS's log,
 with the interior point's iterations and residuals).
 
+**Approximate routes, certified.** ``--solver pdlp`` stops at the time limit with HiGHS PDLP's last
+iterate (status "limit reached", never optimal); ``--solver cfr+|dcfr|pcfr+`` runs
+:mod:`lpgame.learning.operator_cfr` on the filter's two treeplexes with the payoff gradient U·y,
+Uᵀ·x from the operator, for ``--time-limit`` seconds. Either answer is projected onto the
+treeplexes (negatives clipped, each information set renormalised, the plan rebuilt top-down:
+:meth:`~lpgame.learning.operator_cfr.TreeplexArrays.project`) and certified by the operator's
+leaf-free best responses: NashConv, absolute and relative to the payoff range, and the value bounds
+BR₂(x) ≤ v ≤ BR₁(y). ``--checkpoint DIR`` saves the best certified profile to ``DIR/strategy.npz``
+(and the learner's state to ``DIR/state.npz``, from which a rerun with the same DIR goes on) every
+``--checkpoint-every`` seconds; ``--progress-log PATH`` appends one line per report
+(``--report-every`` iterations). ``--certify PATH`` re-certifies a saved strategy file from scratch
+(shrink, operator, best responses) and prints the same figures.
+
 One child process (:mod:`benchmarks.isolated`: address-space cap, peak resident memory) runs the
 stages and notes each one's figures as it goes, so a stage that fails still reports those before it:
 
@@ -63,13 +76,184 @@ def highs_progress(path: str) -> dict:
     return out
 
 
+LEARNERS = ("cfr+", "dcfr", "pcfr+")
+STRATEGY_KEYS = ("x", "y", "ranks", "suits", "nash_conv", "value", "algorithm", "iterations")
+
+
+def _progress(path: str | None, text: str) -> None:
+    if path:
+        with open(path, "a") as f:
+            f.write(time.strftime("%H:%M:%S ") + text + "\n")
+
+
+def _atomic_savez(path: Path, **arrays) -> None:
+    import numpy as np
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+
+
+def certified(op, plans, spread: float) -> dict:
+    """Project ``plans`` onto the treeplexes and certify them through the operator."""
+    from lpgame.learning.operator_cfr import TreeplexArrays
+    x, y = (TreeplexArrays.of(op.treeplex(i)).project(plans[i]) for i in range(2))
+    cert = op.nash_conv(x, y)
+    return {"x": x, "y": y, "nash_conv": cert["nash_conv"],
+            "relative_nash_conv": cert["nash_conv"] / spread, "value": cert["value"],
+            "value_bounds": [cert["best_response_2"], cert["best_response_1"]],
+            "gains": cert["gains"]}
+
+
+def save_strategy(path: Path, cert: dict, ranks: int, algorithm: str, iterations: int) -> None:
+    """The certified profile as an ``.npz`` file that ``--certify`` reads back."""
+    import numpy as np
+    _atomic_savez(path, x=cert["x"], y=cert["y"], ranks=np.array(ranks), suits=np.array(4),
+                  nash_conv=np.array(cert["nash_conv"]), value=np.array(cert["value"]),
+                  algorithm=np.array(algorithm), iterations=np.array(iterations))
+
+
+def load_strategy(path: str) -> dict:
+    """A strategy file of :func:`save_strategy`, or :class:`~lpgame.errors.StrategyError`."""
+    import zipfile
+
+    import numpy as np
+
+    from lpgame.errors import StrategyError
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            missing = [k for k in STRATEGY_KEYS if k not in data.files]
+            if missing:
+                raise StrategyError(f"{path}: not a Rhode Island strategy file (missing "
+                                    f"{', '.join(missing)})")
+            out = {k: data[k] for k in STRATEGY_KEYS}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        if isinstance(exc, StrategyError):
+            raise
+        raise StrategyError(f"{path}: cannot read the strategy file ({exc})") from None
+    for k in ("x", "y"):
+        if out[k].ndim != 1 or out[k].dtype.kind != "f":
+            raise StrategyError(f"{path}: {k} is not a vector of floats")
+    return out
+
+
+def _learn(op, algorithm: str, time_limit: float, spread: float, ranks: int,
+           checkpoint: str | None, checkpoint_every: float, report_every: int,
+           progress_log: str | None) -> dict:
+    """Run the learner until the time limit (leaving room for the last certificate), certifying
+    every ``report_every`` iterations and checkpointing every ``checkpoint_every`` seconds."""
+    import numpy as np
+
+    from lpgame.learning.operator_cfr import OperatorCFR
+    start = time.perf_counter()
+    cfr = OperatorCFR([op.treeplex(0), op.treeplex(1)], op.sequence_payoffs, algorithm)
+    folder = Path(checkpoint) if checkpoint else None
+    best: dict | None = None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        state = folder / "state.npz"
+        if state.exists():
+            with np.load(state, allow_pickle=False) as data:
+                if int(data["ranks"]) == ranks and str(data["algorithm"]) == algorithm:
+                    cfr.restore(data)
+                    _progress(progress_log, f"resumed {algorithm} at iteration {cfr.t}")
+    history = []
+
+    def report(what: str) -> dict:
+        nonlocal best
+        cert = certified(op, cfr.average(), spread)
+        history.append([cfr.t, round(time.perf_counter() - start, 1), cert["relative_nash_conv"]])
+        _progress(progress_log, f"{what} {algorithm} iteration {cfr.t} "
+                  f"{time.perf_counter() - start:.0f} s: NashConv {cert['nash_conv']:.4e} "
+                  f"(relative {cert['relative_nash_conv']:.3e}), value in "
+                  f"[{cert['value_bounds'][0]:.6f}, {cert['value_bounds'][1]:.6f}]")
+        if best is None or cert["nash_conv"] <= best["nash_conv"]:
+            best = {**cert, "iterations": cfr.t}
+        return cert
+
+    def save() -> None:
+        if folder is None or best is None:
+            return
+        save_strategy(folder / "strategy.npz", best, ranks, algorithm, best["iterations"])
+        _atomic_savez(folder / "state.npz", ranks=np.array(ranks), **cfr.state())
+        _progress(progress_log, f"checkpoint {folder} (best relative NashConv "
+                                f"{best['relative_nash_conv']:.3e}, iteration {best['iterations']})")
+
+    last_checkpoint = time.perf_counter()
+    step = cert_cost = 0.0
+    while True:
+        t0 = time.perf_counter()
+        left = time_limit - (t0 - start)
+        if left < 2 * step + 2 * cert_cost + 5:
+            break
+        cfr.iterate(1)
+        step = max(step, time.perf_counter() - t0)
+        if cfr.t % report_every == 0:
+            t1 = time.perf_counter()
+            report("progress")
+            cert_cost = max(cert_cost, time.perf_counter() - t1)
+        if folder is not None and time.perf_counter() - last_checkpoint >= checkpoint_every:
+            if best is None or best["iterations"] != cfr.t:
+                report("checkpoint")
+            save()
+            last_checkpoint = time.perf_counter()
+    report("final")
+    save()
+    return {"best": best, "iterations": cfr.t, "history": history,
+            "seconds_per_iteration": round((time.perf_counter() - start) / max(cfr.t, 1), 3)}
+
+
+def certify_case(path: str) -> dict:
+    """Re-certify a strategy file: shrink, operator, then the operator's best responses."""
+    import numpy as np
+
+    from lpgame.abstraction import gameshrink
+    from lpgame.equilibria.zero_sum.signal_operator_lp import payoff_range
+    from lpgame.errors import StrategyError
+    from lpgame.game.showdown_operator import SignalPayoffOperator, suit_permutations
+    from lpgame.games.rhode_island import rhode_island_ordered
+    from lpgame.learning.operator_cfr import TreeplexArrays
+    data = load_strategy(path)
+    ranks = int(data["ranks"])
+    out: dict = {"stages": {}, "file": {"nash_conv": float(data["nash_conv"]),
+                                        "algorithm": str(data["algorithm"]),
+                                        "iterations": int(data["iterations"])}}
+    t = time.perf_counter()
+    game = rhode_island_ordered(ranks, int(data["suits"]), 3)
+    op = SignalPayoffOperator(game, gameshrink(game).partition,
+                              suit_permutations(ranks, int(data["suits"])))
+    out["stages"]["operator"] = {"seconds": round(time.perf_counter() - t, 2),
+                                 "peak_bytes": _peak()}
+    note_progress(**out)
+    t = time.perf_counter()
+    plans = [data["x"], data["y"]]
+    for i in range(2):
+        tp = TreeplexArrays.of(op.treeplex(i))
+        if plans[i].shape != (tp.num_sequences,):
+            raise StrategyError(f"{path}: player {i + 1}'s plan has {plans[i].shape[0]} entries, "
+                                f"the game has {tp.num_sequences} sequences")
+        if np.abs(tp.project(plans[i]) - plans[i]).max() > 1e-12:
+            raise StrategyError(f"{path}: player {i + 1}'s plan is not a realization plan")
+    cert = op.nash_conv(*plans)
+    spread = payoff_range(op)
+    out["stages"]["certify"] = {"seconds": round(time.perf_counter() - t, 2),
+                                "peak_bytes": _peak(), "nash_conv": cert["nash_conv"],
+                                "relative_nash_conv": cert["nash_conv"] / spread,
+                                "value": cert["value"], "payoff_range": spread,
+                                "value_bounds": [cert["best_response_2"], cert["best_response_1"]]}
+    note_progress(**out)
+    return out
+
+
 def operator_case(ranks: int, time_limit: float, solver: str, solve: bool,
-                  highs_log: str | None = None) -> dict:
+                  highs_log: str | None = None, checkpoint: str | None = None,
+                  checkpoint_every: float = 600.0, report_every: int = 50,
+                  progress_log: str | None = None) -> dict:
     """The stages of the module docstring, noting figures after each."""
     from lpgame.abstraction import gameshrink
     from lpgame.equilibria.zero_sum.signal_operator_lp import (
         count_nonzeros,
         operator_security_lp,
+        payoff_range,
         predict_sizes,
     )
     from lpgame.errors import SolverTimeLimitError
@@ -107,6 +291,29 @@ def operator_case(ranks: int, time_limit: float, solver: str, solve: bool,
     stage("count", t)
     if not solve:
         return out
+    spread = payoff_range(op)
+    out["payoff_range"] = spread
+
+    def certify_stage(plans, algorithm, iterations, t):
+        cert = certified(op, plans, spread)
+        if checkpoint:
+            Path(checkpoint).mkdir(parents=True, exist_ok=True)
+            save_strategy(Path(checkpoint) / "strategy.npz", cert, ranks, algorithm, iterations)
+        stage("certify", t, **{k: v for k, v in cert.items() if k not in ("x", "y")},
+              strategy=str(Path(checkpoint) / "strategy.npz") if checkpoint else None)
+
+    if solver in LEARNERS:
+        del shrunk
+        t = time.perf_counter()
+        learned = _learn(op, solver, time_limit, spread, ranks, checkpoint, checkpoint_every,
+                         report_every, progress_log)
+        best = learned.pop("best")
+        stage("solve", t, status=f"{solver}: {learned['iterations']} iterations (not optimal: "
+              "certified gap only)", **learned)
+        t = time.perf_counter()
+        stage("certify", t, **{k: v for k, v in best.items() if k not in ("x", "y")},
+              strategy=str(Path(checkpoint) / "strategy.npz") if checkpoint else None)
+        return out
     t = time.perf_counter()
     built = operator_security_lp(op, sizes=counted)
     out["operator_lp_built"] = built.lp.size()
@@ -119,16 +326,18 @@ def operator_case(ranks: int, time_limit: float, solver: str, solve: bool,
         solution = solve_lp(built.lp, solver=solver, threads=1, time_limit=time_limit,
                             highs_options=log)
     except SolverTimeLimitError as exc:
-        stage("solve", t, status="time limit", message=str(exc)[:300],
+        iterate = exc.iterate
+        stage("solve", t, status="time limit" if iterate is None else
+              f"limit reached (PDLP iterate after {iterate.info['pdlp_iterations']} iterations, "
+              "not optimal: certified gap only)", message=str(exc)[:300],
               **(highs_progress(highs_log) if highs_log else {}))
+        if iterate is not None:
+            certify_stage([iterate.values("x"), iterate.duals("best_response")], "pdlp",
+                          iterate.info["pdlp_iterations"], time.perf_counter())
         return out
     stage("solve", t, status="optimal", value=built.value(solution.objective))
-    t = time.perf_counter()
-    import numpy as np
-    x = np.clip(solution.values("x"), 0.0, None)
-    y = np.clip(solution.duals("best_response"), 0.0, None)
-    cert = op.nash_conv(x, y)
-    stage("certify", t, nash_conv=cert["nash_conv"], value=cert["value"])
+    certify_stage([solution.values("x"), solution.duals("best_response")], solver, 0,
+                  time.perf_counter())
     return out
 
 
@@ -144,21 +353,53 @@ def _solve_text(solve: dict) -> str:
     return text
 
 
+def certify_main(path: str, cap: int, env: dict) -> None:
+    """``--certify PATH``: a bad file is refused here, in this process, with lpgame's
+    :class:`~lpgame.errors.StrategyError`; the certificate runs in the isolated child."""
+    load_strategy(path)
+    res = run_isolated("benchmarks.bench_rhode_island:certify_case", {"path": path},
+                       timeout=7200, memory_cap=cap, env=env)
+    d = res.data
+    print(f"re-certify {path}: child {res.status}, {res.wall_seconds:.1f} s wall, peak memory "
+          f"{gib(res.peak_rss_bytes)}")
+    if res.error:
+        print("  " + res.error[:500])
+    cert = d.get("stages", {}).get("certify")
+    if cert:
+        print(f"  NashConv {cert['nash_conv']:.6e} absolute, {cert['relative_nash_conv']:.6e} "
+              f"relative to the payoff range {cert['payoff_range']}; value {cert['value']:.9f} in "
+              f"[{cert['value_bounds'][0]:.9f}, {cert['value_bounds'][1]:.9f}]; the file says "
+              f"{d['file']['nash_conv']:.6e} ({d['file']['algorithm']}, "
+              f"{d['file']['iterations']} iterations)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", type=int, default=13)
     parser.add_argument("--time-limit", type=float, default=1500.0)
-    parser.add_argument("--solver", default="ipm", choices=["ipm", "simplex", "pdlp"])
+    parser.add_argument("--solver", default="ipm", choices=["ipm", "simplex", "pdlp", *LEARNERS])
     parser.add_argument("--memory-cap", type=float, default=12.0, help="GiB for the child")
     parser.add_argument("--no-solve", action="store_true")
     parser.add_argument("--save", action="store_true")
     parser.add_argument("--highs-log", default=None, help="HiGHS's log file (IPM iterations)")
+    parser.add_argument("--checkpoint", default=None, help="folder for strategy.npz / state.npz")
+    parser.add_argument("--checkpoint-every", type=float, default=600.0, help="seconds")
+    parser.add_argument("--report-every", type=int, default=50, help="iterations per certificate")
+    parser.add_argument("--progress-log", default=None, help="append progress lines here")
+    parser.add_argument("--certify", default=None, metavar="PATH",
+                        help="re-certify a saved strategy file and stop")
     args = parser.parse_args(argv)
     cap = int(args.memory_cap * (1 << 30))
-    env = {"LPGAME_MEMORY_LIMIT": f"{int(args.memory_cap * 0.9 * 1024)}M"}
+    env = {"LPGAME_MEMORY_LIMIT": f"{int(args.memory_cap * 0.9 * 1024)}M",
+           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    if args.certify:
+        certify_main(args.certify, cap, env)
+        return
     res = run_isolated("benchmarks.bench_rhode_island:operator_case",
                        {"ranks": args.ranks, "time_limit": args.time_limit, "solver": args.solver,
-                        "solve": not args.no_solve, "highs_log": args.highs_log},
+                        "solve": not args.no_solve, "highs_log": args.highs_log,
+                        "checkpoint": args.checkpoint, "checkpoint_every": args.checkpoint_every,
+                        "report_every": args.report_every, "progress_log": args.progress_log},
                        timeout=args.time_limit + 3600, memory_cap=cap, env=env)
     d = res.data
     title = "Rhode Island Hold'em" + ("" if args.ranks == 13 else f" ({args.ranks} ranks × 4 suits)")
@@ -191,8 +432,18 @@ def main(argv: list[str] | None = None) -> None:
           f"refused: {res.kind} after stage {list(d.get('stages', {}))[-1:]}" if res.kind
           else "not run"),
          gib(res.peak_rss_bytes) if res.peak_rss_bytes else "—",
-         f"NashConv {cert['nash_conv']:.2e}" if cert else "—"],
+         (f"NashConv {cert['nash_conv']:.3e} (relative to the payoff range "
+          f"{cert['relative_nash_conv']:.3e}), value in [{cert['value_bounds'][0]:.6f}, "
+          f"{cert['value_bounds'][1]:.6f}]") if cert else "—"],
     ]
+    if cert:
+        print(f"  certified: NashConv {cert['nash_conv']:.6e} absolute, "
+              f"{cert['relative_nash_conv']:.6e} relative to the payoff range "
+              f"{d.get('payoff_range')}; value {cert['value']:.9f} in "
+              f"[{cert['value_bounds'][0]:.9f}, {cert['value_bounds'][1]:.9f}]")
+        if cert.get("strategy"):
+            print(f"  strategy file {cert['strategy']}; re-certify with: python -m "
+                  f"benchmarks.bench_rhode_island --certify {cert['strategy']}")
     columns = ["LP", "rows", "nonzeros", "solve", "peak memory", "certificate"]
     print(f"  {'LP':<46}{'rows':>13}{'nonzeros':>14}  solve / memory / certificate")
     for r in rows:

@@ -344,6 +344,8 @@ class SignalPayoffOperator:
         exact = plan.dtype == object
         out = (np.array([Fraction(0)] * self.num_sequences[responder], dtype=object) if exact
                else np.zeros(self.num_sequences[responder]))
+        where: list = []
+        amounts: list = []
         for rd in self.rounds:
             nb, n = rd.valid.shape
             scale = rd.weights * rd.probability if exact else rd.weights * float(rd.probability)
@@ -361,7 +363,11 @@ class SignalPayoffOperator:
                     if exact:
                         sums[:] = Fraction(0)
                     rows = np.nonzero(rd.valid)
-                    np.add.at(sums, (rows[0], rd.level[rows]), X[rows])
+                    if exact:
+                        np.add.at(sums, (rows[0], rd.level[rows]), X[rows])
+                    else:           # the same sums in one bincount
+                        sums = np.bincount(rows[0] * K + rd.level[rows], weights=X[rows],
+                                           minlength=nb * K).reshape(nb, K)
                     C = np.cumsum(sums, axis=1)
                     lvl = np.maximum(rd.level, 0)
                     at = np.take_along_axis(C, lvl, axis=1)
@@ -375,7 +381,15 @@ class SignalPayoffOperator:
                 value = np.where(rd.valid, value * scale[:, None], 0)
                 seqs = rd.sequences(responder, self.offsets, self.locals,
                                     rd.leaf_seq[responder][k])
-                np.add.at(out, seqs[rd.valid], value[rd.valid])
+                if exact:
+                    np.add.at(out, seqs[rd.valid], value[rd.valid])
+                else:
+                    where.append(seqs[rd.valid])
+                    amounts.append(value[rd.valid])
+            if where:                # the round's contributions, summed in one bincount
+                out += np.bincount(np.concatenate(where), weights=np.concatenate(amounts),
+                                   minlength=len(out))
+                where, amounts = [], []
         return out
 
     def expected_payoff(self, x, y) -> float:
