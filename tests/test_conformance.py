@@ -578,6 +578,25 @@ def check_signal_operator_nash(case: SignalCase, k, exact, options, result):
     _small(evaluation.nash_conv, span, exact, "NashConv (best responses on the compiled leaves)")
 
 
+def check_operator_cfr_nash(case: SignalCase, k, exact, options, result):
+    """nash/operator_cfr, a learned answer: the certified relative NashConv is at most the target
+    (the run converged), NashConv recomputed by lpgame's best responses on the compiled leaves
+    agrees with it, and the value interval [BR_2, BR_1] holds the exact value of the explicit
+    sequence-form LP (rationals)."""
+    s, span = Fraction(10) ** k, case.span * Fraction(10) ** k
+    fspan = float(span)
+    value = float(lpgame.solve(case.tree(), exact=True).value * s)
+    extra, cert = result.extra, result.certificate
+    assert extra["status"] == "converged" and extra["optimal"] is False, extra["status"]
+    assert cert.extra["relative_nash_conv"] <= options["target_nash_conv"], cert.extra
+    evaluation = lpgame.evaluate(case.tree(k), result.strategies)
+    assert abs(evaluation.nash_conv - cert.nash_conv) <= FLOAT_TOL * fspan, \
+        (evaluation.nash_conv, cert.nash_conv)
+    low, high = cert.extra["value_interval"]
+    assert low - FLOAT_TOL * fspan <= value <= high + FLOAT_TOL * fspan, (low, value, high)
+    assert high - low <= (options["target_nash_conv"] + FLOAT_TOL) * fspan
+
+
 @dataclass(frozen=True)
 class Reference:
     """How to test one registry entry: games of the classes it accepts, options, the check."""
@@ -600,6 +619,13 @@ REFERENCES: dict[tuple[str, str], Reference] = {
     ("nash", "signal_operator"): Reference(
         signal_games, check_signal_operator_nash,
         lambda: st.fixed_dictionaries({"method": st.just("signal_operator"),
+                                       "operator_filter": st.sampled_from(["gameshrink", "none"])}),
+        examples=5),
+    ("nash", "operator_cfr"): Reference(
+        signal_games, check_operator_cfr_nash,
+        lambda: st.fixed_dictionaries({"method": st.just("operator_cfr"),
+                                       "algorithm": st.sampled_from(["dcfr", "cfr+", "pcfr+"]),
+                                       "target_nash_conv": st.sampled_from([1e-2, 1e-3]),
                                        "operator_filter": st.sampled_from(["gameshrink", "none"])}),
         examples=5),
     ("nash", "lemke"): Reference(

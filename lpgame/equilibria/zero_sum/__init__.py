@@ -10,6 +10,8 @@ Modules:
 * :mod:`~lpgame.equilibria.zero_sum.signal_operator_lp` — the same LP for ordered-signal games
   with public cards, with U applied through sorted-strength prefix sums (the showdown operator of
   :mod:`lpgame.game.showdown_operator`) instead of stored leaves;
+* :mod:`~lpgame.equilibria.zero_sum.operator_learning` — an approximate equilibrium of the same
+  games by CFR+/DCFR through the operator, certified by its NashConv and value interval;
 * :mod:`~lpgame.equilibria.zero_sum.solution` — what the solvers return, and the constant-sum check;
 * :mod:`~lpgame.equilibria.zero_sum.nash` — the ``nash`` concept for zero-sum games (the whole LP);
 * :mod:`~lpgame.equilibria.zero_sum.double_oracle` — the same equilibrium by restricted LPs grown

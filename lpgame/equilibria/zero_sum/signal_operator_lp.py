@@ -442,6 +442,25 @@ def signal_operator(game, operator_filter: str = "gameshrink", memory_limit: int
     return SignalPayoffOperator(ordered, partition, None, memory_limit), explicit
 
 
+def lifted_profile(op: SignalPayoffOperator, full: SignalPayoffOperator, filtered_plans
+                   ) -> tuple[list, list[dict], list[list[str]]]:
+    """Both plans of the filter ``op`` lifted to the game's own operator ``full`` (:func:`lift_plan`,
+    then :func:`behaviour_and_plan`): (plans, behaviour strategies by information-set label,
+    unreached information sets)."""
+    plans, strategies, unreached = [], [], []
+    for i in range(2):
+        lifted = filtered_plans[i] if full is op else lift_plan(op, full, i, filtered_plans[i])
+        behaviour, plan, missed = behaviour_and_plan(full.treeplex(i), lifted)
+        labels, actions = infoset_labels(full, i)
+        tp = full.treeplex(i)
+        strategies.append({label: dict(zip(acts, behaviour[tp.first[h]:tp.first[h] + tp.count[h]]
+                                           .tolist()))
+                           for h, (label, acts) in enumerate(zip(labels, actions))})
+        unreached.append([labels[h] for h in missed.tolist()])
+        plans.append(plan)
+    return plans, strategies, unreached
+
+
 def solve_nash_signal_operator(game, *, exact: bool = False, backend: str = "highs",
                                method: str = "signal_operator",
                                operator_filter: str = "gameshrink", **options):
@@ -460,17 +479,7 @@ def solve_nash_signal_operator(game, *, exact: bool = False, backend: str = "hig
                                                                      memory_limit)
     built = time.perf_counter()
     solved = solve_signal_operator(op, memory_limit, **options)
-    plans, strategies, unreached = [], [], []
-    for i in range(2):
-        lifted = solved.plans[i] if full is op else lift_plan(op, full, i, solved.plans[i])
-        behaviour, plan, missed = behaviour_and_plan(full.treeplex(i), lifted)
-        labels, actions = infoset_labels(full, i)
-        tp = full.treeplex(i)
-        strategies.append({label: dict(zip(acts, behaviour[tp.first[h]:tp.first[h] + tp.count[h]]
-                                           .tolist()))
-                           for h, (label, acts) in enumerate(zip(labels, actions))})
-        unreached.append([labels[h] for h in missed.tolist()])
-        plans.append(plan)
+    plans, strategies, unreached = lifted_profile(op, full, solved.plans)
     cert = full.nash_conv(*plans)
     spread = payoff_range(full)
     certificate = Certificate(cert["nash_conv"], cert["nash_conv"] / 2, list(cert["gains"]),
@@ -519,4 +528,5 @@ _register()
 
 __all__ = ["operator_security_lp", "solve_signal_operator", "predict_sizes", "OperatorLP",
            "OperatorSolution", "lift_plan", "payoff_range", "count_nonzeros",
-           "solve_nash_signal_operator", "signal_operator", "infoset_labels", "behaviour_and_plan"]
+           "solve_nash_signal_operator", "signal_operator", "infoset_labels", "behaviour_and_plan",
+           "lifted_profile"]
