@@ -3,9 +3,11 @@ DAG, next to the thesis's two columns (Gurobi LP, "Ours") and to lpgame's column
 
 Run from the repository root::
 
-    python -m benchmarks.bench_correlation_dag [--only TEXT] [--time-limit S] [--save]
+    python -m benchmarks.bench_correlation_dag [--only TEXT] [--time-limit S] [--memory-cap GIB] [--save]
 
-Each (game, objective) is one child process (:mod:`benchmarks.isolated`, 6 GiB address space)
+Each (game, objective) is one child process (:mod:`benchmarks.isolated`, 6 GiB address space by
+default: ``--memory-cap``; L3132's DAG LP needs more, HiGHS stopping with "Memory limit reached",
+lpgame's ``SolverMemoryError``, under 6 GiB)
 running :func:`lpgame.equilibria.correlated.efce_correlation_dag.solve_correlation_dag` with
 ``time_limit`` seconds for the whole run (the DAG's construction, then HiGHS's interior point with
 crossover on the LP for what is left). When a game's first objective does not finish, its other
@@ -82,6 +84,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="run only rows whose name contains this text")
     ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per case")
+    ap.add_argument("--memory-cap", type=float, default=6.0,
+                    help="GiB of address space per case (default 6)")
     ap.add_argument("--objective", choices=OBJECTIVES, action="append", default=None,
                     help="run only this objective (repeatable); default: all three")
     ap.add_argument("--save", action="store_true",
@@ -107,7 +111,8 @@ def main(argv=None) -> int:
             child = run_isolated("benchmarks.bench_correlation_dag:solve_row",
                                  {"game": name, "params": params, "objective": obj,
                                   "time_limit": args.time_limit},
-                                 timeout=args.time_limit + 120, memory_cap=6 * 2**30)
+                                 timeout=args.time_limit + 120,
+                                 memory_cap=int(args.memory_cap * 2**30))
             d = child.data
             if child.status == "ok":
                 s = d["seconds"]
@@ -140,7 +145,8 @@ def main(argv=None) -> int:
             COLUMNS, rows,
             notes="Optimal EFCE (exact, to 1e-7 of the payoff range) by one LP over the "
                   "correlation DAG (HiGHS interior point + crossover), each case in its own "
-                  f"process with {args.time_limit:g} s for the whole run and 6 GiB; the thesis's "
+                  f"process with {args.time_limit:g} s for the whole run and "
+                  f"{args.memory_cap:g} GiB; the thesis's "
                   "columns are Table 10.1 (1 % of the range, Gurobi LP / regret minimisation, "
                   "another machine); column generation: lpgame's "
                   "solve_efce_column_generation to the exact optimum of max P1, same machine.")))

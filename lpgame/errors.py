@@ -89,6 +89,12 @@ class ModelTooLargeError(LpgameError, MemoryError):
     """A model would need more memory than allowed; the message gives the prediction and the limit."""
 
 
+class SolverMemoryError(SolverError, ModelTooLargeError):
+    """The solver ran out of memory while solving (HiGHS's status "Memory limit reached": one of its
+    allocations failed, as under an address-space cap); both a solver error and a model that is too
+    large, so handlers of either catch it."""
+
+
 class ExactCheckError(LpgameError, ArithmeticError):
     """Exact mode could not certify the solution in rational arithmetic."""
 

@@ -245,3 +245,53 @@ def test_the_construction_and_the_lp_report_progress(monkeypatch):
     assert figures and figures[-1]["edges"] == 2481 and figures[-1]["predicted_edges"] == 2481
     with pytest.raises(SolverTimeLimitError, match="time limit"):
         solve_correlation_dag(game, "efce", "player1", time_limit=1e-9)
+
+
+# ---------------------------------------------------------------- HiGHS out of memory (issue 38)
+class _OutOfMemory:
+    """A HiGHS instance whose run ends as an allocation failure does: run status kError, model
+    status "Memory limit reached" (what HiGHS 1.16 reports when presolve or IPX cannot allocate
+    under an address-space cap; L3132's DAG LP under the benchmark's 6 GiB)."""
+
+    def __init__(self, h):
+        self._h = h
+
+    def __getattr__(self, name):
+        return getattr(self._h, name)
+
+    def run(self):
+        import highspy
+        return highspy.HighsStatus.kError
+
+    def getModelStatus(self):  # noqa: N802 (HiGHS's name)
+        import highspy
+        return highspy.HighsModelStatus.kMemoryLimit
+
+
+def test_highs_out_of_memory_is_a_memory_error_and_the_default_falls_back(monkeypatch):
+    """HiGHS's "Memory limit reached" on the DAG LP is raised as SolverMemoryError (a SolverError
+    and a ModelTooLargeError, naming the address-space cap), not as a bare SolverError; the
+    default EFCE entry then falls back to column generation, whose optimum the DAG LP's own
+    (unpatched) optimum confirms."""
+    from lpgame.errors import SolverError, SolverMemoryError
+    from lpgame.lp import highs_backend
+
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    expected = solve_correlation_dag(game, "efce", "player2").objective
+    real = highs_backend.build_highs
+
+    def failing(lp, *args, **kwargs):
+        h = real(lp, *args, **kwargs)
+        return _OutOfMemory(h) if lp.name.startswith("efce-correlation-dag") else h
+
+    monkeypatch.setattr(highs_backend, "build_highs", failing)
+    with pytest.raises(SolverMemoryError, match="ran out of memory") as info:
+        solve_correlation_dag(game, "efce", "player2")
+    error = info.value
+    assert isinstance(error, SolverError) and isinstance(error, ModelTooLargeError)
+    assert error.status == "Memory limit reached" and "address space" in str(error)
+    assert error.size["rows"] > 0
+    fallback = lpgame.solve(game, concept="efce", objective="player2")
+    assert fallback.variant == "column_generation"
+    assert "ran out of memory" in fallback.extra["default_rule"]
+    assert fallback.objective == pytest.approx(expected, abs=1e-7)

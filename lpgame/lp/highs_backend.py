@@ -13,10 +13,12 @@ basic (PDLP, and the interior-point method with ``run_crossover`` off): with pre
 reports status "Unknown" even on Kuhn poker. It is off by default on small LPs too
 (:data:`SMALL_LP_NONZEROS`), where it costs more than it saves. A status
 other than optimal raises :class:`~lpgame.errors.SolverError` with HiGHS's status text and the model
-size; a time limit raises :class:`~lpgame.errors.SolverTimeLimitError` carrying the objective
-value HiGHS had reached. At a time or iteration limit of PDLP the error also carries PDLP's last
-iterate (``iterate``: status ``"limit reached"``, never optimal; :func:`limit_iterate`), which a
-caller may project and certify.
+size; "Memory limit reached" (one of HiGHS's allocations failed, as under an address-space cap)
+raises :class:`~lpgame.errors.SolverMemoryError` (also a ``ModelTooLargeError``) naming the
+address-space cap and peak memory; a time limit raises
+:class:`~lpgame.errors.SolverTimeLimitError` carrying the objective value HiGHS had reached. At a
+time or iteration limit of PDLP the error also carries PDLP's last iterate (``iterate``: status
+``"limit reached"``, never optimal; :func:`limit_iterate`), which a caller may project and certify.
 
 **MILP.** A model with binary or integer blocks goes to HiGHS with its column integrality
 (``HighsLp.integrality_``) and is solved by HiGHS's branch and bound. The solution's ``info`` holds
@@ -41,7 +43,7 @@ import highspy
 import numpy as np
 
 from lpgame import progress
-from lpgame.errors import OptionError, SolverError, SolverTimeLimitError
+from lpgame.errors import OptionError, SolverError, SolverMemoryError, SolverTimeLimitError
 from lpgame.lp.linear_program import Assembled, LinearProgram
 from lpgame.lp.solution import LPSolution
 
@@ -376,6 +378,16 @@ def limit_iterate(h: highspy.Highs, lp: LinearProgram, text: str) -> LPSolution 
                             "highs_status": text, "solver": ran_solver(h, False, info)})
 
 
+def memory_situation() -> str:
+    """The process's address-space cap (``RLIMIT_AS``, as a benchmark or sweep sets) and peak
+    resident memory, in words, for an out-of-memory error."""
+    import resource
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    cap = "no cap" if soft == resource.RLIM_INFINITY else f"a cap of {soft / 2**30:.1f} GiB"
+    return f"address space: {cap}; peak resident {peak / 2**30:.1f} GiB (raise the cap or free memory)"
+
+
 def _refuse(h: highspy.Highs, lp: LinearProgram, status, time_limit: float | None, what: str,
             run_status, settings: dict | None) -> None:
     """Raise the error that a model status other than optimal calls for (:func:`basic_solution`)."""
@@ -389,6 +401,11 @@ def _refuse(h: highspy.Highs, lp: LinearProgram, status, time_limit: float | Non
             f"objective reached {info.objective_function_value:g}",
             status=text, size=size, objective=info.objective_function_value,
             best_bound=_dual_objective(h), iterate=limit_iterate(h, lp, text))
+    if status == highspy.HighsModelStatus.kMemoryLimit:
+        raise SolverMemoryError(
+            f"{what} ran out of memory (status {text!r}) on LP {lp.name!r} with {size['rows']} "
+            f"rows, {size['cols']} columns, {size['nnz']} nonzeros; {memory_situation()}",
+            status=text, size=size)
     if status == highspy.HighsModelStatus.kNotset and run_status == highspy.HighsStatus.kError:
         raise SolverError(
             f"{what} refused to solve LP {lp.name!r} ({size['rows']} rows, {size['cols']} "

@@ -16,8 +16,9 @@ not proven the optimum in 190 s, D32 31 s against 58 s, K33 0.6 s against 0.6 s,
 against 4 s; K35 (305,319 prescriptions, an LP of 8.1 M nonzeros) and L3132 (1.4 M
 prescriptions) did not finish in 5 minutes. So the DAG is built first with the cap
 ``max_dag_edges`` (default :data:`AUTO_MAX_EDGES`, which holds D32, GL33 and K34 but not K35);
-past the cap, or on a game that is not timeable for all its players, column generation runs
-instead and the result's ``extra["default_rule"]`` says why.
+past the cap, on a game that is not timeable for all its players, or where HiGHS runs out of
+memory on the LP (:class:`~lpgame.errors.SolverMemoryError`, a ``ModelTooLargeError``), column
+generation runs instead and the result's ``extra["default_rule"]`` says why.
 
 **The decision is a prediction.** The construction counts the prescriptions of every belief it
 has *found* (queued, not yet expanded) — all of them are in the DAG, so the sum is a sound lower
