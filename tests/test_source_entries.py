@@ -147,7 +147,10 @@ def test_the_command_line_reads_the_rules_without_building_the_tree(reader_conce
 def test_the_signal_operator_is_selected_by_its_flag(monkeypatch, capsys):
     entry = registry.source_entry("nash", {"method": "signal_operator", "threads": 1})
     assert entry.variant == "signal_operator" and entry.reads_source
-    assert all(not c.reads_source for c in registry.entries("nash") if c is not entry)
+    # every other source-reading nash entry is selected by a method of its own, never by default
+    others = [c for c in registry.entries("nash") if c is not entry and c.reads_source]
+    assert all(c.requires and "method=signal_operator" not in c.requires for c in others)
+    assert registry.source_entry("nash", {}) is None
     monkeypatch.setattr(lpgame.api, "as_game", lambda game: pytest.fail("expanded"))
     result = lpgame.solve("kuhn_poker", method="signal_operator", operator_filter="none")
     assert result.value == pytest.approx(-1 / 18, abs=1e-12)       # Kuhn 1950
