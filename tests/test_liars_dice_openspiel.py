@@ -77,7 +77,7 @@ def test_every_openspiel_history_against_the_rules(wild):
             leaves += 1
             differ += rules.payoffs((deal, bids)) != tuple(state.returns())
             continue
-        ours = rules.legal_actions((deal, moves))
+        ours = list(rules.legal_actions((deal, moves)))
         theirs = [rules.call_label if a == 2 * faces else rules.bid_labels[a]
                   for a in state.legal_actions()]
         assert ours == theirs, (history, ours, theirs)

@@ -28,23 +28,41 @@ Labels: an information set reads ``"P1 | prize 3: 2 4 | prize 1"`` (player 1 to 
 after the turn where prize 3 drew the bids 2 and 4); in the limited version
 ``"P1 | prize 3: 2 won | prize 1"`` (own bid and the outcome; ``"winners P1 P3"`` with more than two
 players). Chance outcomes read ``"prize 3"``, bids are the card, ``"2"``.
+
+The tree is expanded by :func:`lpgame.game.rules.expand` from :class:`GoofspielRules`, whose state
+carries every player's information-set text and score as the game goes, so that each callback is
+a lookup (about 1 µs a node; tests/test_catalog_build_identity.py checks the tree node by node
+against the rules as first written, kept in tests/catalog_rules_reference.py).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
+from operator import add
 
 from lpgame.errors import InvalidGameError
 from lpgame.game.rules import CHANCE_PLAYER, TERMINAL_PLAYER, expand
 from lpgame.games.registry import register
 from lpgame.games.size_prediction import permutations, power, tree_bytes
 
+WHO, HANDS, TURN, PRIZE, LEFT, SEEN, KEYS, SCORE = range(8)
+"""Fields of a state tuple (:class:`GoofspielRules`)."""
+
 
 class GoofspielRules:
     """Rules object for (limited-information) Goofspiel.
 
-    State: ``(prizes, bids)`` with ``prizes`` the prize values revealed so far and ``bids`` all bids
-    in order (turn-major, seat order within a turn), both tuples of ints 1..k.
+    State: a tuple ``(who, hands, turn, prize, left, seen, keys, score)``, everything the callbacks
+    need already computed when the state is made, so that each callback is a lookup (issue 37):
+    ``who`` the player to move (or chance, or terminal); ``hands`` the cards still held, player i's
+    as bits ``i·k … i·k + k − 1`` of one int (bit c − 1 = card c); ``turn`` the bids of the turn in
+    progress, in seat order; ``prize`` the prize being bid for (0 before the first); ``left`` the
+    prizes not yet revealed, as bits; ``seen`` per player the information-set text of the completed
+    turns (``"P1 | prize 3: 2 won"``); ``keys`` per player the information-set key of the turn in
+    progress (``seen`` + ``" | prize p"``); ``score`` per player the prizes won so far, times
+    L = lcm(1, …, n) so that split prizes stay integers. A turn's outcome (winners, texts, score
+    increments) comes from a table filled on first use.
     """
 
     def __init__(self, players: int = 2, cards: int = 4, limited: bool = False):
@@ -59,72 +77,90 @@ class GoofspielRules:
         self.name = f"{kind}(players={players}, cards={cards})"
         self.player_names = [f"P{i + 1}" for i in range(players)]
         self._deck = tuple(range(1, cards + 1))
-        self._bid_labels = {c: str(c) for c in self._deck}
+        self._full = (1 << cards) - 1
+        self._scale = math.lcm(*range(1, players + 1))
+        # the labels of a set of cards (bits), in deck order: legal bids and chance outcomes
+        self._bids_of = [tuple(str(c) for c in self._deck if mask >> (c - 1) & 1)
+                         for mask in range(1 << cards)]
+        self._card_of = {str(c): c for c in self._deck}
+        self._prize_of = {f"prize {c}": c for c in self._deck}
+        self._outcomes_of: dict[int, tuple] = {}
+        self._suffix = {c: (f" | prize {c}",) * players for c in self._deck}
+        self._turns: dict[tuple, tuple] = {}
+        self._payoffs: dict[tuple, tuple] = {}
 
     def initial_state(self):
-        return ((), ())
+        n = self.num_players
+        return (CHANCE_PLAYER, (1 << (n * self.cards)) - 1, (), 0, self._full,
+                tuple(self.player_names), None, (0,) * n)
 
     def current_player(self, state) -> int:
-        prizes, bids = state
-        n = self.num_players
-        done, seat = divmod(len(bids), n)
-        if seat:
-            return seat
-        if done == self.cards:
-            return TERMINAL_PLAYER
-        return CHANCE_PLAYER if len(prizes) == done else 0
+        return state[WHO]
 
     def chance_outcomes(self, state):
-        prizes = state[0]
-        left = [c for c in self._deck if c not in prizes]
-        p = Fraction(1, len(left))
-        return [(f"prize {c}", p) for c in left]
+        left = state[LEFT]
+        outcomes = self._outcomes_of.get(left)
+        if outcomes is None:
+            cards = [c for c in self._deck if left >> (c - 1) & 1]
+            p = Fraction(1, len(cards))
+            outcomes = self._outcomes_of[left] = tuple((f"prize {c}", p) for c in cards)
+        return outcomes
 
-    def legal_actions(self, state) -> list[str]:
-        bids = state[1]
-        n = self.num_players
-        own = bids[len(bids) % n::n]
-        return [self._bid_labels[c] for c in self._deck if c not in own]
+    def legal_actions(self, state) -> tuple[str, ...]:
+        return self._bids_of[state[HANDS] >> state[WHO] * self.cards & self._full]
 
     def apply(self, state, action: str):
-        prizes, bids = state
-        if self.current_player(state) == CHANCE_PLAYER:
-            return (prizes + (int(action[6:]),), bids)
-        return (prizes, bids + (int(action),))
+        who, hands, turn, prize, left, seen, keys, score = state
+        if who == CHANCE_PLAYER:
+            card = self._prize_of[action]
+            return (0, hands, (), card, left ^ 1 << (card - 1), seen,
+                    tuple(map(add, seen, self._suffix[card])), score)
+        card = self._card_of[action]
+        hands ^= 1 << (who * self.cards + card - 1)
+        turn += (card,)
+        if who + 1 < self.num_players:
+            return (who + 1, hands, turn, prize, left, seen, keys, score)
+        texts, gains = self._turn(prize, turn)
+        return (CHANCE_PLAYER if left else TERMINAL_PLAYER, hands, (), prize, left,
+                tuple(map(add, seen, texts)), None, tuple(map(add, score, gains)))
+
+    def _turn(self, prize: int, turn: tuple[int, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """What each player records of a completed turn (the text added to its information-set
+        key) and the score each gains (times L), from the table, filled on first use."""
+        entry = self._turns.get((prize, turn))
+        if entry is None:
+            n = self.num_players
+            winners = self._winners(turn)
+            share = prize * self._scale // len(winners)
+            gains = tuple(share if i in winners else 0 for i in range(n))
+            if not self.limited:
+                texts = (f" | prize {prize}: " + " ".join(map(str, turn)),) * n
+            elif n == 2:
+                texts = tuple(f" | prize {prize}: {turn[i]} "
+                              + ("tied" if len(winners) == 2 else
+                                 ("won" if winners[0] == i else "lost")) for i in range(n))
+            else:
+                outcome = "winners " + " ".join(f"P{w + 1}" for w in winners)
+                texts = tuple(f" | prize {prize}: {turn[i]} {outcome}" for i in range(n))
+            entry = self._turns[(prize, turn)] = (texts, gains)
+        return entry
 
     def _winners(self, turn_bids: tuple[int, ...]) -> list[int]:
         top = max(turn_bids)
         return [i for i, b in enumerate(turn_bids) if b == top]
 
     def infoset_key(self, state) -> str:
-        prizes, bids = state
-        n = self.num_players
-        player = len(bids) % n
-        parts = [f"P{player + 1}"]
-        for t in range(len(bids) // n):
-            turn = bids[t * n:(t + 1) * n]
-            if not self.limited:
-                parts.append(f"prize {prizes[t]}: " + " ".join(map(str, turn)))
-                continue
-            winners = self._winners(turn)
-            if n == 2:
-                outcome = "tied" if len(winners) == 2 else ("won" if winners[0] == player else "lost")
-            else:
-                outcome = "winners " + " ".join(f"P{w + 1}" for w in winners)
-            parts.append(f"prize {prizes[t]}: {turn[player]} {outcome}")
-        parts.append(f"prize {prizes[-1]}")
-        return " | ".join(parts)
+        return state[KEYS][state[WHO]]
 
     def payoffs(self, state) -> tuple:
-        prizes, bids = state
-        n = self.num_players
-        score = [Fraction(0)] * n
-        for t, prize in enumerate(prizes):
-            winners = self._winners(bids[t * n:(t + 1) * n])
-            share = Fraction(prize, len(winners))
-            for w in winners:
-                score[w] += share
-        return tuple(int(s) if s.denominator == 1 else s for s in score)
+        """The total value of the prizes each player won: an int, or a Fraction where split
+        prizes leave one (the same tuple object for equal scores)."""
+        score = state[SCORE]
+        out = self._payoffs.get(score)
+        if out is None:
+            exact = [Fraction(s, self._scale) for s in score]
+            out = self._payoffs[score] = tuple(int(s) if s.denominator == 1 else s for s in exact)
+        return out
 
 
 def goofspiel_size(players: int = 2, cards: int = 4) -> int:

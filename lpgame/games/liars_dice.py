@@ -21,7 +21,9 @@ D32 128/255/504, D33 1536/3069/13797, D26 24576/49142/147420 (Table 5.1).
 The game is a private-signal game: the dice are the only hidden information and every bid is public.
 ``structured=True`` (the default) compiles deals × public bid tree by broadcasting
 (:mod:`lpgame.game.private_signals`); ``structured=False`` expands the explicit networkx tree through
-the same rules object (:func:`lpgame.game.rules.expand`), with identical information-set labels.
+the same rules object (:func:`lpgame.game.rules.expand`), with identical information-set labels;
+its callbacks answer from tables made once (the actions after each bid, the texts of the bid
+histories, the payoffs of each deal, claim and challenger), about 1 µs a node.
 
 This module also holds :class:`DiceBiddingRules`, the bidding round shared with Dudo
 (:mod:`lpgame.games.dudo`): players with any number of dice, signals = the multiset of one's own dice.
@@ -90,6 +92,14 @@ class DiceBiddingRules:
         self.bid_of_label = {lab: b for b, lab in enumerate(self.bid_labels)}
         self._deals: tuple[np.ndarray, np.ndarray] | None = None
         self._table_counts: np.ndarray | None = None
+        # the explicit tree's callbacks (issue 37): the move of each action label, the actions
+        # after each last bid (index m: no bid yet), every hand's label, and tables filled on use
+        self._move_of = dict(self.bid_of_label, **{self.call_label: self.CALL})
+        self._actions_after = [tuple(self.bid_labels[b + 1:]) + (self.call_label,)
+                               for b in range(self.num_bids)] + [tuple(self.bid_labels)]
+        self._hand_texts = [self.signal_labels(i) for i in range(self.num_players)]
+        self._public_texts: dict[tuple[int, ...], str] = {(): ""}
+        self._leaf_payoffs: dict[tuple, tuple] = {}
 
     # ---- the dice
     def hand_label(self, player: int, hand: int) -> str:
@@ -157,12 +167,20 @@ class DiceBiddingRules:
         raise NotImplementedError
 
     # ---- the same rules as an explicit tree (lpgame.game.rules.GameRules)
+    # State: (deal, bids), deal None before the roll, else a signal index per player. The callbacks
+    # are lookups in tables made once (issue 37, "trees at C speed"): the texts of the bid
+    # histories met so far, the actions after each last bid, and the payoffs of each (deal, last
+    # claim, seat of the challenger), which are all :meth:`leaf_payoffs` looks at.
     def initial_state(self):
         return (None, ())
 
     def current_player(self, state) -> int:
         deal, bids = state
-        return CHANCE_PLAYER if deal is None else self.public_player(bids)
+        if deal is None:
+            return CHANCE_PLAYER
+        if bids and bids[-1] == self.CALL:
+            return TERMINAL_PLAYER
+        return len(bids) % self.num_players
 
     def chance_outcomes(self, state):
         deals, weights = self.deals()
@@ -170,25 +188,35 @@ class DiceBiddingRules:
         return [("-".join(self.hand_label(i, int(r)) for i, r in enumerate(deal)),
                  Fraction(int(w), total)) for deal, w in zip(deals, weights)]
 
-    def legal_actions(self, state) -> list[str]:
-        return self.public_actions(state[1])
+    def legal_actions(self, state) -> tuple[str, ...]:
+        bids = state[1]
+        return self._actions_after[bids[-1] if bids else -1]
 
     def apply(self, state, action: str):
         deal, bids = state
         if deal is None:
             hands = action.split("-")
             return (tuple(self.signal_labels(i).index(h) for i, h in enumerate(hands)), ())
-        return (deal, self.public_apply(bids, action))
+        return (deal, bids + (self._move_of[action],))
 
     def infoset_key(self, state) -> str:
         deal, bids = state
-        player = self.public_player(bids)
-        return f"{self.hand_label(player, deal[player])} {self.public_label(bids)}".strip()
+        player = len(bids) % self.num_players
+        text = self._public_texts.get(bids)
+        if text is None:
+            text = self._public_texts[bids] = " " + self.public_label(bids)
+        return self._hand_texts[player][deal[player]] + text
 
     def payoffs(self, state) -> tuple:
+        """:meth:`leaf_payoffs` of the one deal, computed once per (deal, last claim, seat of the
+        challenger) and then the same tuple object."""
         deal, bids = state
-        row = self.leaf_payoffs(bids, np.asarray([deal], dtype=np.int64))
-        return tuple(row[0].tolist())
+        key = (deal, bids[-2], len(bids) % self.num_players)
+        out = self._leaf_payoffs.get(key)
+        if out is None:
+            row = self.leaf_payoffs(bids, np.asarray([deal], dtype=np.int64))
+            out = self._leaf_payoffs[key] = tuple(row[0].tolist())
+        return out
 
 
 class LiarsDiceRules(DiceBiddingRules):
