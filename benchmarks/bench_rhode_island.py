@@ -14,10 +14,12 @@ treeplexes (negatives clipped, each information set renormalised, the plan rebui
 :meth:`~lpgame.learning.operator_cfr.TreeplexArrays.project`) and certified by the operator's
 leaf-free best responses: NashConv, absolute and relative to the payoff range, and the value bounds
 BR₂(x) ≤ v ≤ BR₁(y). ``--checkpoint DIR`` saves the best certified profile to ``DIR/strategy.npz``
-(and the learner's state to ``DIR/state.npz``, from which a rerun with the same DIR goes on) every
-``--checkpoint-every`` seconds; ``--progress-log PATH`` appends one line per report
-(``--report-every`` iterations). ``--certify PATH`` re-certifies a saved strategy file from scratch
-(shrink, operator, best responses) and prints the same figures.
+(and the learner's state to ``DIR/state.npz``, from which a rerun with the same DIR goes on; a DIR
+of another deck or algorithm is refused) every ``--checkpoint-every`` seconds;
+``--progress-log PATH`` appends one line per report (``--report-every`` iterations). ``--certify
+PATH`` re-certifies a saved strategy file from scratch (shrink, operator, best responses) and
+prints the same figures. The learner's loop is :func:`lpgame.learning.operator_cfr.certified_run`,
+the one of ``lpgame.solve(game, method="operator_cfr")``.
 
 One child process (:mod:`benchmarks.isolated`: address-space cap, peak resident memory) runs the
 stages and notes each one's figures as it goes, so a stage that fails still reports those before it:
@@ -140,66 +142,20 @@ def _learn(op, algorithm: str, time_limit: float, spread: float, ranks: int,
            checkpoint: str | None, checkpoint_every: float, report_every: int,
            progress_log: str | None) -> dict:
     """Run the learner until the time limit (leaving room for the last certificate), certifying
-    every ``report_every`` iterations and checkpointing every ``checkpoint_every`` seconds."""
-    import numpy as np
-
-    from lpgame.learning.operator_cfr import OperatorCFR
-    start = time.perf_counter()
+    every ``report_every`` iterations and checkpointing every ``checkpoint_every`` seconds: the
+    loop is :func:`lpgame.learning.operator_cfr.certified_run`."""
+    from lpgame.learning.operator_cfr import OperatorCFR, certified_run
     cfr = OperatorCFR([op.treeplex(0), op.treeplex(1)], op.sequence_payoffs, algorithm)
-    folder = Path(checkpoint) if checkpoint else None
-    best: dict | None = None
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        state = folder / "state.npz"
-        if state.exists():
-            with np.load(state, allow_pickle=False) as data:
-                if int(data["ranks"]) == ranks and str(data["algorithm"]) == algorithm:
-                    cfr.restore(data)
-                    _progress(progress_log, f"resumed {algorithm} at iteration {cfr.t}")
-    history = []
-
-    def report(what: str) -> dict:
-        nonlocal best
-        cert = certified(op, cfr.average(), spread)
-        history.append([cfr.t, round(time.perf_counter() - start, 1), cert["relative_nash_conv"]])
-        _progress(progress_log, f"{what} {algorithm} iteration {cfr.t} "
-                  f"{time.perf_counter() - start:.0f} s: NashConv {cert['nash_conv']:.4e} "
-                  f"(relative {cert['relative_nash_conv']:.3e}), value in "
-                  f"[{cert['value_bounds'][0]:.6f}, {cert['value_bounds'][1]:.6f}]")
-        if best is None or cert["nash_conv"] <= best["nash_conv"]:
-            best = {**cert, "iterations": cfr.t}
-        return cert
-
-    def save() -> None:
-        if folder is None or best is None:
-            return
-        save_strategy(folder / "strategy.npz", best, ranks, algorithm, best["iterations"])
-        _atomic_savez(folder / "state.npz", ranks=np.array(ranks), **cfr.state())
-        _progress(progress_log, f"checkpoint {folder} (best relative NashConv "
-                                f"{best['relative_nash_conv']:.3e}, iteration {best['iterations']})")
-
-    last_checkpoint = time.perf_counter()
-    step = cert_cost = 0.0
-    while True:
-        t0 = time.perf_counter()
-        left = time_limit - (t0 - start)
-        if left < 2 * step + 2 * cert_cost + 5:
-            break
-        cfr.iterate(1)
-        step = max(step, time.perf_counter() - t0)
-        if cfr.t % report_every == 0:
-            t1 = time.perf_counter()
-            report("progress")
-            cert_cost = max(cert_cost, time.perf_counter() - t1)
-        if folder is not None and time.perf_counter() - last_checkpoint >= checkpoint_every:
-            if best is None or best["iterations"] != cfr.t:
-                report("checkpoint")
-            save()
-            last_checkpoint = time.perf_counter()
-    report("final")
-    save()
-    return {"best": best, "iterations": cfr.t, "history": history,
-            "seconds_per_iteration": round((time.perf_counter() - start) / max(cfr.t, 1), 3)}
+    run = certified_run(
+        cfr, lambda plans: certified(op, plans, spread), spread, time_limit=time_limit,
+        check_every=report_every, spacing=0.0, reserve=5.0, checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every, identity={"ranks": ranks},
+        on_checkpoint=lambda folder, best, iteration: save_strategy(
+            folder / "strategy.npz", best, ranks, algorithm, iteration),
+        log=lambda text: _progress(progress_log, text))
+    return {"best": {**run.best, "iterations": run.best_iteration}, "iterations": run.iterations,
+            "history": run.history,
+            "seconds_per_iteration": round(run.seconds / max(run.iterations, 1), 3)}
 
 
 def certify_case(path: str) -> dict:

@@ -140,7 +140,7 @@ def _concept_options(args) -> dict:
     declared types (one flag per option name across the registry)."""
     from lpgame.registry import concept_options_from
     options = concept_options_from(args, args.concept)
-    if getattr(args, "checkpoint", None):
+    if getattr(args, "checkpoint", None) and options.get("algorithm") == "double_oracle":
         from pathlib import Path
         if Path(args.checkpoint).exists():
             options["initial_sequences"] = args.checkpoint
@@ -202,13 +202,15 @@ def cmd_concepts(args) -> int:
         rows.append({"name": c.name, "variant": c.variant, "games": list(c.games),
                      "requires": list(c.requires), "summary": c.summary, "options": options,
                      "certificate": c.certificate, "source": c.source, "exact": c.exact,
-                     "abstraction": c.liftable})
+                     "abstraction": c.liftable, "reads_source": c.reads_source})
         head = c.name + ("" if c.variant == "default" else f" [{c.variant}]")
         lines.append(f"{head}: {c.summary}")
         lines.append(f"    games: {c.games_text()}"
                      + (f"; selected by {', '.join(c.requires)}" if c.requires else "")
                      + ("; exact mode" if c.exact else "; floating point only")
-                     + ("; abstraction=gameshrink" if c.liftable else ""))
+                     + ("; abstraction=gameshrink" if c.liftable else "")
+                     + ("; reads the game's source (rules, name or file; no tree built)"
+                        if c.reads_source else ""))
         for o in c.options:
             if o.cli:
                 lines.append(f"    {o.cli_flag}: {o.help}" + (f" (default {o.default})"

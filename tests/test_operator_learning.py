@@ -99,6 +99,7 @@ def test_progress_reports_the_certified_figures():
 def test_the_time_limit_is_labelled_and_still_certified():
     r = lpgame.solve(lpgame.games.make("leduc_poker", deal="cards"), method="operator_cfr",
                      target_nash_conv=1e-9, time_limit=1e-6)
-    assert r.extra["status"] == "time limit" and r.extra["iterations"] == 10
+    # the time is checked after every iteration, and at least one is run
+    assert r.extra["status"] == "time limit" and r.extra["iterations"] == 1
     low, high = r.certificate.extra["value_interval"]
     assert low <= LEDUC <= high

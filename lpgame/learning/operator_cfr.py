@@ -23,15 +23,41 @@ the average is weighted by t² (quadratic averaging).
 
 Averages are taken on realization plans (sequence form), so they are exact plans of X and Y. The
 certificate is the caller's: :meth:`OperatorCFR.average` gives the average profile, whose NashConv
-the operator's best responses compute (:meth:`SignalPayoffOperator.nash_conv`).
+the operator's best responses compute (:meth:`SignalPayoffOperator.nash_conv`):
+
+    NashConv(x̄, ȳ) = BR_1 − BR_2 ≥ 0,   BR_1 = max_x xᵀUȳ,   BR_2 = min_y x̄ᵀUy,   BR_2 ≤ v* ≤ BR_1.
+
+**The certified run** (:func:`certified_run`, the one loop of the ``nash`` method ``operator_cfr``
+and of ``benchmarks/bench_rhode_island.py``) iterates and, every ``check_every`` iterations, may
+certify the average. Rule: a certificate is taken at a check when (a) no cheap ``screen`` is given,
+or the screen (e.g. the filtered game's NashConv) fell below its value at the last certificate or
+reached the target, and (b) at least ``spacing`` × the last certificate's duration has passed since
+it ended (``spacing`` = 4 keeps certificates to at most a fifth of the run); and always at the end.
+The profile with the lowest certified NashConv is kept. The run stops when a certificate reaches
+``target`` × ``scale`` (status "converged"), at ``iterations`` (a total, counted across resumed
+runs: "iteration limit"), or when the time left is under twice the longest iteration plus twice the
+longest certificate plus ``reserve`` seconds ("time limit"; at least one iteration is run). With a
+``checkpoint`` folder the learner's state goes to ``state.npz`` there every ``checkpoint_every``
+seconds and at the end, with a fingerprint of the problem (the treeplexes' structure, the payoffs
+U·y and Uᵀ·x at the uniform plans under fixed random weights, the algorithm, the caller's
+``identity``); a later run with the same folder checks the fingerprint and goes on from that state,
+so its iterates are those of an uninterrupted run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
+import os
+import time
+import zipfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from lpgame import progress
 from lpgame.errors import OptionError, StrategyError
 
 ALGORITHMS = ("cfr+", "dcfr", "pcfr+")
@@ -205,4 +231,194 @@ class OperatorCFR:
         self.t = int(state["t"])
 
 
-__all__ = ["ALGORITHMS", "OperatorCFR", "TreeplexArrays"]
+# ------------------------------------------------------------------ the certified run
+@dataclass
+class CertifiedRun:
+    """What :func:`certified_run` returns: the best certificate (the ``certify`` dict with the
+    lowest ``nash_conv``) and the iteration it was taken at, the iteration count at the end, why the
+    run stopped, one row [iteration, seconds, NashConv / scale] per certificate, the iteration a
+    checkpoint resumed from (0: a fresh start) and the run's seconds."""
+
+    best: dict
+    best_iteration: int
+    iterations: int
+    status: str
+    history: list = field(default_factory=list)
+    resumed_at: int = 0
+    seconds: float = 0.0
+
+
+def checkpoint_folder(checkpoint) -> Path:
+    """The checkpoint folder, created if missing; :class:`OptionError` for a value that is not a
+    path, a path that is a file, or a folder that cannot be made."""
+    if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint).strip():
+        raise OptionError(f"checkpoint is a folder for the learner's state; got {checkpoint!r}")
+    folder = Path(checkpoint)
+    if folder.exists() and not folder.is_dir():
+        raise OptionError(f"checkpoint {str(folder)!r} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OptionError(f"checkpoint {str(folder)!r}: cannot make the folder ({exc})") from None
+    return folder
+
+
+def fingerprint(cfr: OperatorCFR, identity: dict | None = None) -> dict:
+    """What identifies the problem of ``cfr`` in a checkpoint (module docstring), as arrays."""
+    digest = hashlib.sha256()
+    for p in cfr.plex:
+        for a in (p.first, p.count, p.parent, p.depth, [p.num_sequences]):
+            digest.update(np.asarray(a, dtype="<i8").tobytes())
+    rng = np.random.default_rng(20261128)
+    uniform = [p.plan(p.normalise(np.zeros(p.num_sequences))) for p in cfr.plex]
+    payoffs = [float(rng.standard_normal(p.num_sequences) @ cfr.payoffs(i, uniform[1 - i]))
+               for i, p in enumerate(cfr.plex)]
+    return {"fingerprint_structure": np.array(digest.hexdigest()),
+            "fingerprint_payoffs": np.array(payoffs),
+            **{k: np.array(str(v)) for k, v in (identity or {}).items()}}
+
+
+def _resume(cfr: OperatorCFR, path: Path, mine: dict) -> None:
+    """Restore ``cfr`` from the state file ``path`` after checking its fingerprint against ``mine``
+    (a state written before fingerprints were kept is checked by its identity and shapes)."""
+    where = f"checkpoint {str(path.parent)!r}"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            state = {k: data[k] for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise OptionError(f"{where}: cannot read {path.name} ({exc})") from None
+    missing = [k for k in ("regret_1", "regret_2", "sum_1", "sum_2", "last_1", "last_2", "weight",
+                           "t", "algorithm") if k not in state]
+    if missing:
+        raise OptionError(f"{where}: {path.name} is not a learner's state (missing "
+                          f"{', '.join(missing)})")
+    if str(state["algorithm"]) != cfr.algorithm:
+        raise OptionError(f"{where} holds a run of {state['algorithm']}, not {cfr.algorithm}: "
+                          "choose another folder or that algorithm")
+    for k, v in mine.items():
+        if k == "fingerprint_payoffs" and k in state:
+            theirs = np.asarray(state[k], dtype=float)
+            same = theirs.shape == v.shape and all(
+                math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300) for a, b in zip(theirs, v))
+        elif k in state:
+            same = str(state[k]) == str(v)
+        else:
+            same = k.startswith("fingerprint_")     # a state from before fingerprints were kept
+        if not same:
+            what = {"fingerprint_structure": "its information sets differ",
+                    "fingerprint_payoffs": "its payoffs differ"}.get(k, f"{k} differs")
+            raise OptionError(f"{where} holds a run of another game ({what}): choose another "
+                              "folder")
+    try:
+        cfr.restore(state)
+    except (StrategyError, ValueError, IndexError) as exc:
+        raise OptionError(f"{where}: {exc}") from None
+
+
+def _atomic_savez(path: Path, **arrays) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+
+
+def certified_run(cfr: OperatorCFR, certify: Callable[[list], dict], scale: float, *,
+                  iterations: int | None = None, time_limit: float | None = None,
+                  target: float | None = None, check_every: int = 10,
+                  screen: Callable[[list], float] | None = None, spacing: float = 4.0,
+                  reserve: float = 0.0, checkpoint=None, checkpoint_every: float = 600.0,
+                  identity: dict | None = None,
+                  on_checkpoint: Callable[[Path, dict, int], None] | None = None,
+                  log: Callable[[str], None] | None = None) -> CertifiedRun:
+    """Run ``cfr`` by the rule of the module docstring. ``certify(plans)`` returns a dict with at
+    least ``nash_conv`` and ``value_bounds`` = [BR_2, BR_1]; ``scale`` (the payoff range) makes
+    NashConv relative; ``target`` is relative to it. ``on_checkpoint(folder, best, iteration)``
+    also saves the best certified profile at each checkpoint (the average is certified first when
+    it was not); ``log`` receives one line per certificate and checkpoint. :class:`OptionError`
+    for a run without an iteration or time limit, a ``check_every`` under 1, a bad checkpoint."""
+    if iterations is None and time_limit is None:
+        raise OptionError("a certified run needs an iteration limit or a time limit")
+    if int(check_every) < 1:
+        raise OptionError(f"check_every must be at least 1 iteration; got {check_every!r}")
+    start = time.perf_counter()
+    say = log or (lambda text: None)
+    name = f"operator CFR ({cfr.algorithm})"
+    folder = checkpoint_folder(checkpoint) if checkpoint is not None else None
+    mine = fingerprint(cfr, identity) if folder is not None else {}
+    if folder is not None and (folder / "state.npz").exists():
+        _resume(cfr, folder / "state.npz", mine)
+        say(f"resumed {cfr.algorithm} at iteration {cfr.t}")
+    resumed_at = cfr.t
+    best: dict | None = None
+    best_iteration = certified_at = -1
+    history: list = []
+    step = longest_cert = last_cert = 0.0
+    last_cert_end: float | None = None
+    screened = math.inf
+
+    def take(what: str) -> bool:
+        """Certify the average; True when it reaches the target."""
+        nonlocal best, best_iteration, certified_at, longest_cert, last_cert, last_cert_end
+        t0 = time.perf_counter()
+        cert = certify(cfr.average())
+        last_cert_end = time.perf_counter()
+        last_cert = last_cert_end - t0
+        longest_cert = max(longest_cert, last_cert)
+        certified_at, elapsed = cfr.t, last_cert_end - start
+        relative = cert["nash_conv"] / scale
+        low, high = cert["value_bounds"]
+        history.append([cfr.t, round(elapsed, 3), relative])
+        progress.report(name, iteration=cfr.t, relative_nash_conv=relative, value_low=low,
+                        value_high=high)
+        say(f"{what} {cfr.algorithm} iteration {cfr.t} {elapsed:.0f} s: NashConv "
+            f"{cert['nash_conv']:.4e} (relative {relative:.3e}), value in [{low:.6f}, {high:.6f}]")
+        if best is None or cert["nash_conv"] <= best["nash_conv"]:
+            best, best_iteration = cert, cfr.t
+        return target is not None and best["nash_conv"] <= target * scale
+
+    def save() -> None:
+        if folder is None:
+            return
+        if on_checkpoint is not None and best is not None:
+            on_checkpoint(folder, best, best_iteration)
+        _atomic_savez(folder / "state.npz", **mine, **cfr.state())
+        say(f"checkpoint {folder} (best relative NashConv {best['nash_conv'] / scale:.3e}, "
+            f"iteration {best_iteration})" if best is not None else f"checkpoint {folder}")
+
+    last_save = time.perf_counter()
+    status = ""
+    while not status:
+        now = time.perf_counter()
+        if iterations is not None and cfr.t >= iterations:
+            status = "iteration limit"
+            break
+        if time_limit is not None and cfr.t > resumed_at \
+                and time_limit - (now - start) < 2 * step + 2 * longest_cert + reserve:
+            status = "time limit"
+            break
+        cfr.iterate(1)
+        step = max(step, time.perf_counter() - now)
+        if cfr.t % check_every == 0:
+            value = screen(cfr.average()) if screen is not None else None
+            wanted = value is None or value < screened or (
+                target is not None and value <= target * scale)
+            spaced = last_cert_end is None or \
+                time.perf_counter() - last_cert_end >= spacing * last_cert
+            if wanted and spaced:
+                if value is not None:
+                    screened = min(screened, value)
+                if take("progress"):
+                    status = "converged"
+        if folder is not None and time.perf_counter() - last_save >= checkpoint_every:
+            if on_checkpoint is not None and certified_at != cfr.t and take("checkpoint"):
+                status = "converged"
+            save()
+            last_save = time.perf_counter()
+    if certified_at != cfr.t and take("final"):
+        status = "converged"
+    save()
+    return CertifiedRun(best, best_iteration, cfr.t, status, history, resumed_at,
+                        time.perf_counter() - start)
+
+
+__all__ = ["ALGORITHMS", "CertifiedRun", "OperatorCFR", "TreeplexArrays", "certified_run",
+           "checkpoint_folder", "fingerprint"]

@@ -18,7 +18,8 @@ raises :class:`~lpgame.errors.SolverMemoryError` (also a ``ModelTooLargeError``)
 address-space cap and peak memory; a time limit raises
 :class:`~lpgame.errors.SolverTimeLimitError` carrying the objective value HiGHS had reached. At a
 time or iteration limit of PDLP the error also carries PDLP's last iterate (``iterate``: status
-``"limit reached"``, never optimal; :func:`limit_iterate`), which a caller may project and certify.
+``"limit reached"``, never optimal), which a caller may project and certify. The error for each
+status and the limit iterate are :mod:`lpgame.lp.highs_status`'s.
 
 **MILP.** A model with binary or integer blocks goes to HiGHS with its column integrality
 (``HighsLp.integrality_``) and is solved by HiGHS's branch and bound. The solution's ``info`` holds
@@ -43,7 +44,8 @@ import highspy
 import numpy as np
 
 from lpgame import progress
-from lpgame.errors import OptionError, SolverError, SolverMemoryError, SolverTimeLimitError
+from lpgame.errors import OptionError, SolverError, SolverTimeLimitError
+from lpgame.lp.highs_status import raise_for_status, ran_solver
 from lpgame.lp.linear_program import Assembled, LinearProgram
 from lpgame.lp.solution import LPSolution
 
@@ -175,15 +177,6 @@ def _highs_bounds(values: np.ndarray) -> np.ndarray:
     if inf == np.inf:
         return values
     return np.where(np.isneginf(values), -inf, np.where(np.isposinf(values), inf, values))
-
-
-def _dual_objective(h: highspy.Highs) -> float | None:
-    """HiGHS's dual objective value, or None where this highspy cannot report it."""
-    try:
-        status, value = h.getDualObjectiveValue()
-    except (TypeError, ValueError):   # highspy 1.15 binds it with a by-value output argument
-        return None
-    return float(value) if status == highspy.HighsStatus.kOk else None
 
 
 def _restart_thread_scheduler() -> None:
@@ -339,7 +332,7 @@ def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None
     seconds = time.perf_counter() - start
     status = h.getModelStatus()
     if status != highspy.HighsModelStatus.kOptimal:
-        _refuse(h, lp, status, time_limit, what, run_status, settings)
+        raise_for_status(h, lp, status, time_limit, what, run_status, settings)
     sol = h.getSolution()
     info = h.getInfo()
     col_basis = row_basis = None
@@ -357,85 +350,6 @@ def basic_solution(h: highspy.Highs, lp: LinearProgram, time_limit: float | None
               "ipm_iterations": int(info.ipm_iteration_count),
               "solver": ran_solver(h, col_basis is not None, info)},
     )
-
-
-def limit_iterate(h: highspy.Highs, lp: LinearProgram, text: str) -> LPSolution | None:
-    """The first-order solver's last iterate at a limit (HiGHS PDLP: its primal values and row
-    duals, neither feasible nor optimal), as an :class:`LPSolution` whose ``status`` is
-    ``"limit reached"``, never ``"optimal"``; None for the other solvers or where HiGHS has no
-    valid solution. The caller must certify it (e.g. project it and compute its NashConv)."""
-    info = h.getInfo()
-    if int(getattr(info, "pdlp_iteration_count", 0) or 0) <= 0:
-        return None
-    sol = h.getSolution()
-    if not (sol.value_valid and sol.dual_valid):
-        return None
-    return LPSolution(lp=lp, backend="highs", status="limit reached",
-                      objective=float(info.objective_function_value),
-                      col_values=np.asarray(sol.col_value, dtype=float),
-                      row_duals=np.asarray(sol.row_dual, dtype=float),
-                      info={"pdlp_iterations": int(info.pdlp_iteration_count),
-                            "highs_status": text, "solver": ran_solver(h, False, info)})
-
-
-def memory_situation() -> str:
-    """The process's address-space cap (``RLIMIT_AS``, as a benchmark or sweep sets) and peak
-    resident memory, in words, for an out-of-memory error."""
-    import resource
-    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-    cap = "no cap" if soft == resource.RLIM_INFINITY else f"a cap of {soft / 2**30:.1f} GiB"
-    return f"address space: {cap}; peak resident {peak / 2**30:.1f} GiB (raise the cap or free memory)"
-
-
-def _refuse(h: highspy.Highs, lp: LinearProgram, status, time_limit: float | None, what: str,
-            run_status, settings: dict | None) -> None:
-    """Raise the error that a model status other than optimal calls for (:func:`basic_solution`)."""
-    text = h.modelStatusToString(status)
-    size = lp.size()
-    if status == highspy.HighsModelStatus.kTimeLimit:
-        info = h.getInfo()
-        raise SolverTimeLimitError(
-            f"{what} stopped at its time limit ({time_limit} s) on LP {lp.name!r} with "
-            f"{size['rows']} rows, {size['cols']} columns, {size['nnz']} nonzeros; "
-            f"objective reached {info.objective_function_value:g}",
-            status=text, size=size, objective=info.objective_function_value,
-            best_bound=_dual_objective(h), iterate=limit_iterate(h, lp, text))
-    if status == highspy.HighsModelStatus.kMemoryLimit:
-        raise SolverMemoryError(
-            f"{what} ran out of memory (status {text!r}) on LP {lp.name!r} with {size['rows']} "
-            f"rows, {size['cols']} columns, {size['nnz']} nonzeros; {memory_situation()}",
-            status=text, size=size)
-    if status == highspy.HighsModelStatus.kNotset and run_status == highspy.HighsStatus.kError:
-        raise SolverError(
-            f"{what} refused to solve LP {lp.name!r} ({size['rows']} rows, {size['cols']} "
-            f"columns, {size['nnz']} nonzeros) before starting: an inconsistent option? "
-            f"Options: {settings}", status=text, size=size)
-    error = SolverError(
-        f"{what} returned status {text!r} on LP {lp.name!r} with {size['rows']} rows, "
-        f"{size['cols']} columns, {size['nnz']} nonzeros", status=text, size=size)
-    if status == highspy.HighsModelStatus.kIterationLimit:
-        error.iterate = limit_iterate(h, lp, text)
-    raise error
-
-
-def ran_solver(h: highspy.Highs, basic: bool, info=None) -> dict:
-    """Which of HiGHS's solvers ran (read from its iteration counts, not from the options asked
-    for), whether the answer is a basic solution (crossover ran after an interior point), and the
-    feasibility tolerance it was solved to (``info``: HiGHS's info, read again when not given)."""
-    info = h.getInfo() if info is None else info
-    pdlp = int(getattr(info, "pdlp_iteration_count", 0) or 0)
-    ipm = int(info.ipm_iteration_count)
-    crossover = int(getattr(info, "crossover_iteration_count", 0) or 0)
-    if pdlp > 0:
-        name, cross = "HiGHS PDLP (first-order)", None
-    elif ipm > 0:
-        name, cross = "HiGHS interior point (IPX)", bool(basic or crossover > 0)
-    else:
-        name, cross = "HiGHS simplex", None
-    tolerance = h.getOptionValue("primal_feasibility_tolerance")
-    tolerance = tolerance[1] if isinstance(tolerance, tuple) else tolerance
-    return {"name": name, "crossover": cross, "tolerance": float(tolerance)}
 
 
 def set_starting_basis(h: highspy.Highs, col_status: np.ndarray, row_status: np.ndarray) -> None:

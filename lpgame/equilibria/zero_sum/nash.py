@@ -101,7 +101,8 @@ def solve_nash(game, *, exact: bool = False, backend: str = "highs", algorithm: 
     elif algorithm == "lp":
         if checkpoint is not None or initial_sequences is not None:
             raise OptionError("--checkpoint is for --algorithm double_oracle (checkpoint and "
-                              "initial_sequences are options of algorithm='double_oracle')")
+                              "initial_sequences are options of algorithm='double_oracle'; "
+                              "--method operator_cfr also takes a checkpoint folder)")
         try:
             sol = solve_zero_sum(sf, exact=exact, backend=backend, **options)
         except SolverTimeLimitError as error:   # name the other algorithm for large trees

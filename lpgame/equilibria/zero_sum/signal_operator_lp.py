@@ -407,11 +407,12 @@ def _ranges(counts: np.ndarray) -> np.ndarray:
     return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - counts, counts)
 
 
-def signal_operator(game, operator_filter: str = "gameshrink", memory_limit: int | None = None
-                    ) -> tuple[SignalPayoffOperator, object]:
+def signal_operator(game, operator_filter: str = "gameshrink", memory_limit: int | None = None,
+                    method: str = "signal_operator") -> tuple[SignalPayoffOperator, object]:
     """The operator of ``game`` (anything :func:`lpgame.abstraction.solve.as_ordered_game`
     accepts) on the chosen filter, with the deck's suit group where the game and filter are
-    invariant under it (boards by orbit), and the explicit game passed in (or None)."""
+    invariant under it (boards by orbit), and the explicit game passed in (or None). ``method``
+    is the method the user chose, named when the game is refused."""
     from lpgame.abstraction.gameshrink import gameshrink
     from lpgame.abstraction.solve import as_ordered_game
     from lpgame.errors import InvalidGameError, OptionError
@@ -424,14 +425,14 @@ def signal_operator(game, operator_filter: str = "gameshrink", memory_limit: int
         ordered, explicit = as_ordered_game(game)
         check_supported(ordered)
     except InvalidGameError as exc:
-        raise InvalidGameError(f"method='signal_operator' solves two-player ordered-signal games "
+        raise InvalidGameError(f"method={method!r} solves two-player ordered-signal games "
                                f"with one private card each (kuhn_poker, one_card_poker, "
                                f"leduc_poker, rhode_island_holdem): {exc}") from None
     n = len(ordered.signals)
     partition = gameshrink(ordered).partition if operator_filter == "gameshrink" else None
     if operator_filter != "none":
         for suits in sorted((s for s in range(2, n + 1) if n % s == 0), reverse=True):
-            if suits > 24:       # the group has suits! elements
+            if suits > 4:        # the group has suits! elements: 12 cards as 12 suits are 12!
                 continue
             group = suit_permutations(n // suits, suits)
             try:
