@@ -3,6 +3,7 @@
     python -m benchmarks.bench_build_rate                 # every row, best of 3 runs
     python -m benchmarks.bench_build_rate --quick         # small games only (a smoke run)
     python -m benchmarks.bench_build_rate --save   # writes benchmarks/results/bench_build_rate.json
+    python -m benchmarks.bench_build_rate --source efg --compare   # .efg rows, before and after
 
 Three sources (issue 37, "trees at C speed"; goals in µs per node):
 
@@ -88,7 +89,10 @@ def _openspiel(spec: str):
 def _efg_text(label: str, text: str):
     from lpgame.io.gambit import parse_efg
 
-    return label, lambda: parse_efg(text), None
+    def build():
+        return parse_efg(text)
+    build.text = text
+    return label, build, None
 
 
 def cases(quick: bool) -> list[tuple[str, str, object]]:
@@ -140,11 +144,31 @@ def _best(function, runs: int) -> float:
     return best
 
 
-def measure(quick: bool = False, runs: int = 3) -> list[dict]:
+def _efg_entry_path(text: str):
+    """The ``.efg`` reader without its bulk path (each node entry matched by its own regular
+    expression, the careful parser where that fails): ``parse_efg`` before the bulk path."""
+    from lpgame.game.flat_tree import paused_gc
+    from lpgame.io import gambit_efg_reader as reader
+
+    def build():
+        try:
+            with paused_gc():
+                return reader._fast_parse(text)
+        except Exception:   # noqa: BLE001  (as parse_efg: the careful parser decides)
+            return reader._EfgParser(text, None).parse()
+    return build
+
+
+def measure(quick: bool = False, runs: int = 3, sources: list[str] | None = None,
+            compare: bool = False) -> list[dict]:
     """One row per case: nodes, best seconds, µs per node, nodes per second, and the µs per node of
-    the source's own calls (rules callbacks, OpenSpiel) when timed alone."""
+    the source's own calls (rules callbacks, OpenSpiel) when timed alone. ``sources``: only these
+    rows; ``compare``: also time each ``.efg`` text with the reader's entry-by-entry path
+    (printed, not saved), side by side with the same run."""
     out = []
     for source, label, build, calls in cases(quick):
+        if sources and source not in sources:
+            continue
         nodes = build().sizes()["nodes"]
         best = _best(build, runs)
         floor = _best(calls, runs) / nodes * 1e6 if calls is not None else None
@@ -156,6 +180,11 @@ def measure(quick: bool = False, runs: int = 3) -> list[dict]:
         print(f"{source:<9} {label:<50} {nodes:>7} nodes {best:8.4f} s {us:7.2f} µs/node "
               f"{nodes / best:>10,.0f} nodes/s  source calls {calls_text} µs/node  "
               f"(goal {GOALS[source]:g} µs)", flush=True)
+        if compare and source == "efg":
+            before = _best(_efg_entry_path(build.text), runs)
+            out[-1]["entry_path_us"] = before / nodes * 1e6
+            print(f"{'':<9} {'  same text, entry-by-entry path (before)':<50} {'':>13} {before:8.4f} s "
+                  f"{before / nodes * 1e6:7.2f} µs/node  ratio {before / best:5.2f}×", flush=True)
     return out
 
 
@@ -188,8 +217,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the table to benchmarks/results/bench_build_rate.json")
     parser.add_argument("--name", default="bench_build_rate",
                         help="the result's name with --save (e.g. bench_build_rate_before)")
+    parser.add_argument("--source", action="append", choices=sorted(GOALS),
+                        help="only the rows of this source (repeatable; not with --save)")
+    parser.add_argument("--compare", action="store_true",
+                        help="also time each .efg text with the reader's entry-by-entry path "
+                             "(the reader before its bulk path), printed beside the row")
     args = parser.parse_args(argv)
-    rows = measure(args.quick, max(args.runs, 1))
+    if args.save and args.source:
+        parser.error("--save writes every row: leave out --source")
+    rows = measure(args.quick, max(args.runs, 1), args.source, args.compare)
     if args.save:
         save(rows, args.runs, argv, args.name)
     return 0

@@ -168,10 +168,12 @@ class Game(IndexedGame):
 
     @classmethod
     def from_flat_tree(cls, tree: FlatTree, num_players: int, name: str = "game",
-                       player_names: Sequence[str] | None = None) -> Game:
+                       player_names: Sequence[str] | None = None,
+                       index: TreeIndex | None = None) -> Game:
         """A validated game from node records in depth-first preorder
         (:class:`~lpgame.game.flat_tree.FlatTree`), indexed in one pass without a graph; the
-        networkx graph (:attr:`graph`) is made from the records when first asked for."""
+        networkx graph (:attr:`graph`) is made from the records when first asked for. ``index``:
+        the records' index when the caller built it already (:mod:`lpgame.game.flat_bulk`)."""
         game = cls.__new__(cls)
         game._graph = None
         game._flat_tree = tree
@@ -180,7 +182,7 @@ class Game(IndexedGame):
         game.name = name
         game.player_names = list(player_names) if player_names else [
             f"player {i + 1}" for i in range(game.num_players)]
-        game.index = index_flat_tree(tree, game.num_players)
+        game.index = index_flat_tree(tree, game.num_players) if index is None else index
         return game
 
     @property

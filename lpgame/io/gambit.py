@@ -60,7 +60,8 @@ Writing
 
 The code is split by responsibility and this module offers all of it under one name:
 :mod:`lpgame.io.gambit_tokens` (tokens, exact numbers, the parser's cursor),
-:mod:`lpgame.io.gambit_efg_reader`, :mod:`lpgame.io.gambit_nfg_reader` and
+:mod:`lpgame.io.gambit_efg_reader` (with its bulk path for large files,
+:mod:`lpgame.io.gambit_efg_fast`), :mod:`lpgame.io.gambit_nfg_reader` and
 :mod:`lpgame.io.gambit_writer`.
 
 Example
