@@ -91,3 +91,65 @@ def test_bad_options_are_refused():
         solve_efce_dag_learning(game, target_gap=0.0)
     with pytest.raises(OptionError, match="multiplier"):
         solve_efce_dag_learning(game, multiplier=-1.0)
+
+
+def test_new_options_are_refused_when_bad():
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    for bad in ({"deviators": "greedy"}, {"averaging": "cubic"}, {"adaptive": "yes"},
+                {"multiplier": float("nan")}, {"multiplier": 0.0}):
+        with pytest.raises(OptionError):
+            solve_efce_dag_learning(game, **bad)
+    with pytest.raises(OptionError):
+        lpgame.solve(game, concept="efce", method="dag_learning", deviators="greedy")
+
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(game=timeable_trees(), scale=SCALES,
+       objective=st.sampled_from(["welfare", "player2", "player3"]),
+       options=st.sampled_from([{"deviators": "regret"}, {"deviators": "best_response"},
+                                {"averaging": "linear"}]))
+def test_adaptive_lambda_from_a_tiny_start_reaches_the_brute_force_optimum(
+        game, scale, objective, options):
+    """λ starts at 1/64 of the payoff range, far below the critical λ* of most games: the
+    adaptive rule must raise it until the measured gap meets the target, and the converged answer
+    is within the target of the brute-force LP optimum over all joint reduced pure plans."""
+    game = _scaled(game, scale)
+    sf = compile_game(game)
+    span = max(float(np.ptp(sf.terminal_payoffs)), 1e-300)
+    optimum = brute_force_float(sf, "efce", _weights(objective))
+    target = 0.01
+    r = solve_efce_dag_learning(game, objective, target_gap=target, multiplier=1 / 64,
+                                adaptive=True, iterations=20_000, **options)
+    extra = r.extra
+    assert extra["status"] == "converged"
+    assert extra["upper_bound"] >= optimum - 1e-7 * span
+    assert r.gap <= target * span * (1 + 1e-9)
+    assert r.objective >= optimum - (target + 1e-7) * span
+    assert extra["upper_bound"] - r.objective <= target * span * (1 + 1e-9)
+    assert extra["lambda"] >= 1 / 64
+
+
+@pytest.mark.parametrize("options", [{"deviators": "best_response", "multiplier": 8.0,
+                                      "adaptive": False},
+                                     {"multiplier": 1 / 32, "averaging": "uniform"}])
+def test_the_certificate_is_the_independent_checkers_for_every_option(options):
+    """K33 max P1 (optimum 0): whatever the options, the returned gap is the one the independent
+    checker computes from the returned distribution, and a converged run is within 1 %."""
+    game = lpgame.games.make("kuhn_poker", players=3, cards=3)
+    r = solve_efce_dag_learning(game, "player1", target_gap=0.01, iterations=20_000, **options)
+    sf = compile_game(game)
+    labels = [sf.sequence_labels(i) for i in range(3)]
+    plans = [np.array([[1 if s == 0 or labels[i][s] in
+                        (set() if e["profile"][i] == "(no move)" else
+                         set(e["profile"][i].split("; "))) else 0
+                        for s in range(len(labels[i]))] for e in r.distribution])
+             for i in range(3)]
+    probs = [e["probability"] for e in r.distribution]
+    span = r.extra["payoff_range"]
+    assert n_player_efce_gap(sf, plans, probs).gap == pytest.approx(r.gap, abs=1e-9 * span)
+    assert r.extra["status"] == "converged"
+    assert r.gap <= 0.01 * span and r.objective >= -0.01 * span
+    assert set(r.extra["profile_seconds"]) == {"mediator", "deviators", "bounds", "measure"}
+    if options.get("adaptive", True):      # K33's gap stalls at λ = 1/32: λ must have doubled
+        assert r.extra["lambda"] > options["multiplier"]

@@ -38,5 +38,7 @@ Modules:
 * :mod:`~lpgame.equilibria.correlated.efce_n_player_default` — the default EFCE entry for three
   or more players: the DAG LP where the DAG fits a cap, column generation otherwise;
 * :mod:`~lpgame.equilibria.correlated.efce_dag_learning` — optimal EFCE by regret minimisation on
-  the correlation DAG's flows (the Lagrangian of Farina 2023, ch. 10), ``method="dag_learning"``.
+  the correlation DAG's flows (the Lagrangian of Farina 2023, ch. 10), ``method="dag_learning"``,
+  with :mod:`~lpgame.equilibria.correlated.efce_dag_deviators` (its trigger deviators: best
+  response or regret matching⁺ on their subtrees).
 """

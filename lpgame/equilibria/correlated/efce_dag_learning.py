@@ -1,6 +1,6 @@
 """Optimal EFCE of a game with any number of players by learning on the correlation DAG: the
-mediator runs predictive regret matching⁺ over the DAG's flow polytope against best-responding
-trigger deviators in the Lagrangian of Farina 2023, ch. 10.
+mediator runs predictive regret matching⁺ over the DAG's flow polytope against learning (or
+best-responding) trigger deviators in the Lagrangian of Farina 2023, ch. 10.
 
 **Formulation.** Farina 2023, ch. 10 (notes/farina-thesis.md §1.10) writes optimal EFCE as the
 saddle point of the Lagrangian
@@ -9,26 +9,45 @@ saddle point of the Lagrangian
 
 where ξᵀ A_{i,t} z_{i,t} is what player i gains by the trigger deviation t = (j, a) to the plan
 z_{i,t} of her subtree at j (the deviation rows of Prop. 9.1 minus the obedience row), and whose
-saddle points are optimal EFCEs for λ above a finite critical value (Prop. 10.1). Here ξ is
+saddle points are optimal EFCEs for λ above a finite critical value λ* (Prop. 10.1). Here ξ is
 written exactly as the linear image ξ = R x + r of a flow x of the correlation DAG
 (:mod:`~lpgame.equilibria.correlated.correlation_dag`, Zhang, Farina, Celli & Sandholm 2022), so
 the mediator's set is the DAG's flow polytope, for any number of players.
 
 **Dynamics.** The mediator's flow is learned by predictive regret matching⁺ (Farina, Kroer &
 Sandholm 2021) at every belief of the DAG, with the DAG's counterfactual values
-(:class:`lpgame.equilibria.teams.tmecor_learning.DagPasses`); each deviator best-responds to the
-current ξ (a bottom-up pass over her subtree, z_{i,t} = 0 where no deviation gains). In a
-zero-sum game a no-regret player against a best-responding one has an average strategy x̄ with
-min_z L(x̄, z) ≥ max_x min_z L − Reg_T / T, so x̄ approaches a saddle point.
+(:class:`lpgame.equilibria.teams.tmecor_learning.DagPasses`). The deviators
+(:mod:`~lpgame.equilibria.correlated.efce_dag_deviators`) are, by default
+(``deviators="regret"``), PRM⁺ regret minimisers on co{0, Q_{⪰j}}, updated first in each
+iteration (alternation), as in the thesis's experiments (both sides local regret minimisers);
+``"best_response"`` makes each best-respond to the current ξ instead (a best responder has no
+regret, but its play jumps, and on GL33 the bound gap then stalls near 8 % of the range). In this
+zero-sum game Thm. 10.1 bounds c·ξ̄'s distance to the optimum and the average's gap by the
+players' average regrets. The averages weigh iteration t by t² (``averaging="quadratic"``), t or 1.
 
-**Measured, not claimed.** At each check, the averaged flow is decomposed into joint pure plans
+**λ.** Thm. 10.1's gap bound is max c·(ξ − ξ′)/λ + regrets/(λT) and, below λ*, the saddle point
+itself need not be an EFCE (Prop. 10.1); a large λ scales the losses the mediator sees, and its
+regrets, by λ, so the objective side converges more slowly (GL33 to 0.1 %: 3,327 iterations at
+λ = 8, 722 at λ = 2). With ``adaptive=True`` (the default) the run starts at ``multiplier`` and
+doubles λ when, at two checks in a row, the gap of the averaged plan is above the target while the
+bound gap U − c·ξ̄ is within half of it: the objective side has converged, so the remaining gap is
+the first term or a saddle point that is not an EFCE, both cured by a larger λ and neither by more
+iterations at this one. The averages restart at each doubling (the regrets are kept); λ doubles at
+most log₂(λ*/λ₀) + 1 times before it exceeds λ*.
+
+**Checks.** Every max(10, t/8) iterations the cheap bounds are computed: the averaged ξ̄'s trigger
+gain on the DAG (a best-response pass per player) and the upper bound U = max_x L(x, w̄) at the
+average w̄ of λ_t z_t (one best-response pass over the DAG): w̄ is a nonnegative multiple of a
+point of co{0, Q}, so for every EFCE ξ, L(ξ, w̄) ≥ c·ξ and U ≥ OPT; the least U seen is kept. Only
+when both are within the target is the averaged flow decomposed into joint pure plans
 (:meth:`CorrelationDag.decompose`) and its EFCE gap measured by
-:mod:`lpgame.analysis.n_player_correlated_gaps`, which never reads the DAG. The upper bound on the
-optimum is U = max_x L(x, z̄) at the deviators' average z̄ (one best-response pass over the DAG):
-for every EFCE x, L(x, z̄) ≥ c·ξ, so U ≥ OPT. The run stops (status ``converged``) when the
-measured gap and U − objective are both at most ``target_gap`` × the payoff range R (the thesis's
-criterion, Tables 10.1/10.2), else at ``iterations`` or ``time_limit`` (a labelled partial
-answer). Payoffs are divided by R inside the run, so λ is in units of the payoff range.
+:mod:`lpgame.analysis.n_player_correlated_gaps`, which never reads the DAG (after a failed
+measurement, not again before t grows by half). The run stops (status ``converged``) only when
+that measured gap, and U minus the measured distribution's objective, are both at most
+``target_gap`` × the payoff range R (the thesis's criterion, Tables 10.1/10.2), else at
+``iterations`` or ``time_limit`` (a labelled partial answer). Payoffs are divided by R inside the
+run, so λ is in units of the payoff range. ``extra["profile_seconds"]`` splits the run's time into
+the mediator's DAG passes, the deviators, the cheap bounds and the measurements.
 """
 
 from __future__ import annotations
@@ -38,7 +57,6 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
-import scipy.sparse as sp
 
 from lpgame import progress
 from lpgame.analysis.n_player_correlated_gaps import expected_payoffs, n_player_efce_gap
@@ -54,119 +72,35 @@ from lpgame.equilibria.correlated.correlation_dag import (
     build_correlation_dag,
     reduced_plans,
 )
-from lpgame.equilibria.correlated.efce import PlayerTree, triggers
 from lpgame.equilibria.correlated.efce_correlation_dag import (
     leaf_tuple_keys,
     team_tree_and_weights,
     tuple_strides,
 )
-from lpgame.equilibria.correlated.reduced_plans import plan_label
+from lpgame.equilibria.correlated.efce_dag_deviators import (
+    DeviatorRegrets,
+    best_deviations,
+    player_deviations,
+)
 from lpgame.equilibria.teams.tmecor_learning import DagPasses
 from lpgame.errors import OptionError
 from lpgame.lp.scaling import float_bounds
-from lpgame.lp.sorted_keys import find_keys, join_keys
+from lpgame.lp.sorted_keys import find_keys
 from lpgame.registry import Concept, Option, register
 from lpgame.result import Certificate
 
 DEFAULT_TARGET_GAP = 0.01
-DEFAULT_LAMBDA = 8.0
+DEFAULT_LAMBDA = 1.0
 DEFAULT_ITERATIONS = 20_000
+DEFAULT_DEVIATORS = "regret"
+DEFAULT_ADAPTIVE = True
+DEVIATORS = ("regret", "best_response")
+AVERAGING_POWERS = {"quadratic": 2.0, "linear": 1.0, "uniform": 0.0}
+DEFAULT_AVERAGING = "quadratic"
 PROGRESS_SECONDS = 2.0
 MEASURE_TOLERANCE = 1e-3
 """The averaged flow's greedy decomposition stops when this much probability is left (the rest is
 dropped and the distribution renormalised; the returned distribution is the one measured)."""
-
-
-@dataclass
-class Deviations:
-    """One player's trigger deviations as sparse maps from ξ (module docstring): ``dev`` rows are
-    (trigger t, sequence s in t's scope) with value Σ_τ U_i[s, τ] ξ[c_t ⊕ τ]; ``obey`` rows are
-    triggers with the obedient value; the best-response pass works level by level."""
-
-    dev: sp.csr_array
-    obey: sp.csr_array
-    row_v: np.ndarray           # per dev row: its v entry (trigger, node of s)
-    child_v: np.ndarray         # v entries strictly below their scope ...
-    child_row: np.ndarray       # ... and the dev row (t, parent sequence) they add to
-    v_depth: np.ndarray         # per v entry: depth of its node
-    v_top: np.ndarray           # per trigger: its scope's v entry
-    num_v: int
-
-
-def player_deviations(sf, player: int, keys: np.ndarray, strides: np.ndarray,
-                      scale: float) -> Deviations:
-    """The trigger deviations of ``player`` over the tuple vector with sorted ``keys``, payoffs
-    divided by ``scale`` (the structure of :func:`~lpgame.equilibria.correlated.efce.add_trigger_rows`,
-    Farina 2023 App. 9.B, read as a best-response pass instead of LP rows)."""
-    tree = PlayerTree.build(sf, player)
-    trig = triggers(tree, "efce")
-    n, m = tree.num_sequences, tree.num_infosets
-    seqs = sf.terminal_sequences.astype(np.int64)
-    value = sf.terminal_chance * sf.terminal_payoffs[:, player] / scale
-    keep = value != 0
-    own = seqs[keep, player]
-    others = (seqs[keep] @ strides) - own * strides[player]
-    val = value[keep]
-    K = keys.size
-    scope_j, below_j = tree.infoset_scope_members()
-    ti, ri = join_keys(trig.scope, scope_j)
-    v_key = np.sort(ti * (m + 1) + below_j[ri])
-    v_t, v_j = v_key // (m + 1), v_key % (m + 1)
-    scope_s_j, scope_s = tree.scope_members()
-    ti, ri = join_keys(trig.scope, scope_s_j)
-    row_key = np.sort(ti * n + scope_s[ri])
-    row_t, row_s = row_key // n, row_key % n
-    row_v = find_keys(v_key, row_t * (m + 1) + tree.seq_infoset[row_s], "v entries")
-    strict = np.flatnonzero(v_j != trig.scope[v_t])
-    child_row = find_keys(row_key, v_t[strict] * n + tree.infoset_parent[v_j[strict]], "rows")
-    ri, ei = join_keys(row_s, own)
-    cols = find_keys(keys, others[ei] + trig.cond[row_t[ri]] * strides[player], "tuples")
-    dev = sp.csr_array((val[ei], (ri, cols)), shape=(row_key.size, K))
-    anc = tree.ancestors
-    s_rep = np.repeat(np.arange(n), anc.shape[1])
-    a = anc.ravel()
-    ok = a >= 1
-    ti, ri = join_keys(trig.cond, a[ok])
-    ob_seq = s_rep[ok][ri]
-    oi, ei = join_keys(ob_seq, own)
-    cols = find_keys(keys, others[ei] + own[ei] * strides[player], "tuples")
-    obey = sp.csr_array((val[ei], (ti[oi], cols)), shape=(trig.scope.size, K))
-    v_top = find_keys(v_key, np.arange(trig.scope.size) * (m + 1) + trig.scope, "v entries")
-    return Deviations(dev, obey, row_v, strict, child_row, tree.infoset_depth[v_j], v_top,
-                      v_key.size)
-
-
-def best_deviations(d: Deviations, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(gain per trigger, the gradient Σ_t [gain_t > 0] ∂gain_t/∂ξ) of the best deviations at
-    ``xi``: bottom-up v[t, j'] = max_{s at j'} (dev[t, s] + Σ_{j'' below s} v[t, j'']), then the
-    argmax plan top-down."""
-    base = d.dev @ xi
-    total = base.copy()
-    v = np.full(d.num_v, -np.inf)
-    best_row = np.full(d.num_v, -1, dtype=np.int64)
-    depths = np.unique(d.v_depth)[::-1]
-    row_depth = d.v_depth[d.row_v]
-    child_depth = d.v_depth[d.child_v]
-    for depth in depths:
-        rows = np.flatnonzero(row_depth == depth)
-        np.maximum.at(v, d.row_v[rows], total[rows])
-        kids = np.flatnonzero(child_depth == depth)
-        np.add.at(total, d.child_row[kids], v[d.child_v[kids]])
-    # the argmax row of every v entry (the first row reaching its max)
-    hit = np.flatnonzero(total >= v[d.row_v])
-    best_row[d.row_v[hit[::-1]]] = hit[::-1]
-    gain = v[d.v_top] - d.obey @ xi
-    active = gain > 0
-    reach = np.zeros(d.num_v)
-    reach[d.v_top[active]] = 1.0
-    chosen = np.zeros(base.size)
-    for depth in depths[::-1]:
-        vs = np.flatnonzero((d.v_depth == depth) & (reach > 0))
-        chosen[best_row[vs]] = reach[vs]
-        kids = np.flatnonzero(child_depth == depth + 1) if depth < depths[0] else np.zeros(0, int)
-        reach[d.child_v[kids]] = np.maximum(reach[d.child_v[kids]], chosen[d.child_row[kids]])
-    grad = d.dev.T @ chosen - d.obey.T @ active.astype(float)
-    return np.maximum(gain, 0.0), grad
 
 
 @dataclass
@@ -182,6 +116,8 @@ class DagLearning:
     iterations: int
     seconds: float
     history: list
+    multiplier: float
+    profile: dict
 
 
 def _adapter(dag: CorrelationDag) -> SimpleNamespace:
@@ -195,7 +131,9 @@ def _adapter(dag: CorrelationDag) -> SimpleNamespace:
 
 def learn_efce_on_dag(sf, dag: CorrelationDag, objective="welfare",
                       target_gap: float = DEFAULT_TARGET_GAP, multiplier: float = DEFAULT_LAMBDA,
-                      iterations: int = DEFAULT_ITERATIONS, time_limit: float | None = None):
+                      iterations: int = DEFAULT_ITERATIONS, time_limit: float | None = None,
+                      deviators: str = DEFAULT_DEVIATORS, adaptive: bool = DEFAULT_ADAPTIVE,
+                      averaging: str = DEFAULT_AVERAGING):
     """The run of the module docstring. Returns (DagLearning, plans, probabilities, check)."""
     start = time.perf_counter()
     n = sf.num_players
@@ -210,9 +148,13 @@ def learn_efce_on_dag(sf, dag: CorrelationDag, objective="welfare",
                     weights=sf.terminal_chance * (sf.terminal_payoffs @ w) / spread,
                     minlength=keys.size)
     players = [player_deviations(sf, i, keys, strides, spread) for i in range(n)]
+    learners = [DeviatorRegrets(d) for d in players] if deviators == "regret" else None
     passes = DagPasses(_adapter(dag))
+    roots_at = np.flatnonzero(passes.root_leaves)
     E = passes.num_edges
     leaf_map = np.zeros(dag.num_leaves)
+    power = AVERAGING_POWERS[averaging]
+    clock = dict.fromkeys(("mediator", "deviators", "bounds", "measure"), 0.0)
 
     def tuples(x: np.ndarray) -> np.ndarray:
         return passes.realization(x)[first]
@@ -220,26 +162,29 @@ def learn_efce_on_dag(sf, dag: CorrelationDag, objective="welfare",
     def edge_utility(g: np.ndarray) -> tuple[np.ndarray, float]:
         leaf_map[:] = 0.0
         leaf_map[first] = g
-        return passes.leaf_to_edge @ leaf_map, float(passes.root_leaves @ leaf_map)
+        # a sum over the root leaves, not a BLAS dot: a threaded dot of 10⁴ entries is slower
+        return passes.leaf_to_edge @ leaf_map, float(leaf_map[roots_at].sum())
 
     regrets, pi = np.zeros(E), passes.uniform.copy()
     x = passes.flow(pi)
+    history: list[tuple] = []
+    status, next_check, next_measure, t, shown = "iteration_limit", 10, 0, 0, start
+    result, upper, lam, stalls = None, np.inf, float(multiplier), 0
     x_sum, dev_sum, weight_sum = np.zeros(E), np.zeros(keys.size), 0.0
-    history: list[tuple[int, float, float, float]] = []
-    status, next_check, t, shown = "iteration_limit", 10, 0, start
-    result = None
-    upper = np.inf
     for t in range(1, iterations + 1):
+        t0 = time.perf_counter()
         xi = tuples(x)
-        grad = np.zeros(keys.size)
-        for d in players:
-            _, g = best_deviations(d, xi)
-            grad += g
-        wt = float(t) ** 2
+        t1 = time.perf_counter()
+        if learners is None:
+            grad = sum(best_deviations(d, xi)[1] for d in players)
+        else:
+            grad = sum(learner.observe(xi) for learner in learners)
+        t2 = time.perf_counter()
+        wt = float(t) ** power
         weight_sum += wt
         x_sum += wt * x
-        dev_sum += wt * grad
-        ell, _ = edge_utility(c - multiplier * grad)
+        dev_sum += (wt * lam) * grad
+        ell, _ = edge_utility(c - lam * grad)
         q, V = passes.values(ell, pi)
         r = q - V[passes.edge_belief]
         np.add(regrets, r, out=regrets)
@@ -247,45 +192,61 @@ def learn_efce_on_dag(sf, dag: CorrelationDag, objective="welfare",
         pi = passes.normalise(np.maximum(regrets + r, 0.0))
         x = passes.flow(pi)
         now = time.perf_counter()
+        clock["mediator"] += now - t2 + t1 - t0
+        clock["deviators"] += t2 - t1
         out_of_time = time_limit is not None and now - start >= time_limit
         if t >= next_check or out_of_time or t == iterations:
             next_check = t + max(10, t // 8)
             x_bar = x_sum / weight_sum
             xi_bar = tuples(x_bar)
-            value = float(c @ xi_bar)
-            ell_bar, constant = edge_utility(c - multiplier * dev_sum / weight_sum)
+            value = float((c * xi_bar).sum())
+            ell_bar, constant = edge_utility(c - dev_sum / weight_sum)
             _, best = passes.values(ell_bar, None)
-            upper = float(best[passes.roots].sum()) + constant
+            upper = min(upper, float(best[passes.roots].sum()) + constant)
             worst = max(float(best_deviations(d, xi_bar)[0].max(initial=0.0)) for d in players)
-            history.append((t, now - start, worst, upper - value))
+            measured = time.perf_counter()
+            clock["bounds"] += measured - now
+            history.append((t, measured - start, worst, upper - value, lam))
             progress.report("EFCE learning on the correlation DAG", iteration=t, gap=worst,
-                            bound_gap=upper - value)
-            shown = now
-            if worst <= target_gap and upper - value <= target_gap:
-                result = _measure(sf, dag, x_bar[passes.new_of_edge], n)
-                if result[2].gap <= target_gap * spread:
+                            bound_gap=upper - value, multiplier=lam)
+            shown = measured
+            if worst <= target_gap and upper - value <= target_gap and t >= next_measure:
+                result = _measure(sf, dag, x_bar[passes.new_of_edge], n, target_gap)
+                got = float(np.dot(w, expected_payoffs(sf, result[0], result[1]))) / spread
+                clock["measure"] += time.perf_counter() - measured
+                if result[2].gap <= target_gap * spread and upper - got <= target_gap:
                     status = "converged"
                     break
-                result = None
+                result, next_measure = None, t + t // 2
+            # adaptive λ: the gap stalls above the target while the objective side is met
+            stalls = stalls + 1 if adaptive and worst > target_gap \
+                and upper - value <= target_gap / 2 else 0
+            if stalls >= 2:
+                lam, stalls = 2.0 * lam, 0
+                x_sum, dev_sum, weight_sum = np.zeros(E), np.zeros(keys.size), 0.0
+                next_check = t + 10
         elif now - shown >= PROGRESS_SECONDS:
             progress.report("EFCE learning on the correlation DAG", iteration=t)
             shown = now
         if out_of_time:
             status = "time_limit"
             break
-    flow = (x_sum / weight_sum)[passes.new_of_edge]
+    flow = (x_sum / weight_sum if weight_sum else x)[passes.new_of_edge]
     if result is None:
-        result = _measure(sf, dag, flow, n)
+        measured = time.perf_counter()
+        result = _measure(sf, dag, flow, n, target_gap)
+        clock["measure"] += time.perf_counter() - measured
     plans, probs, check = result
     learned = DagLearning(flow=flow, objective=float(np.dot(w, expected_payoffs(sf, plans, probs))),
                           upper_bound=upper * spread,
                           gap=check.gap, payoff_range=spread, status=status, iterations=t,
-                          seconds=time.perf_counter() - start, history=history)
+                          seconds=time.perf_counter() - start, history=history,
+                          multiplier=lam, profile=clock)
     return learned, plans, probs, check
 
-
-def _measure(sf, dag: CorrelationDag, flow: np.ndarray, n: int):
-    weights, decisions = dag.decompose(flow, tolerance=MEASURE_TOLERANCE)
+def _measure(sf, dag: CorrelationDag, flow: np.ndarray, n: int, target_gap: float):
+    tolerance = min(MEASURE_TOLERANCE, target_gap / 4)
+    weights, decisions = dag.decompose(flow, tolerance=tolerance)
     plans = reduced_plans(sf, dag, decisions)
     total = sum(weights)
     probs = [float(p) / total for p in weights]
@@ -296,19 +257,29 @@ def solve_efce_dag_learning(game, objective="welfare", target_gap: float = DEFAU
                             multiplier: float = DEFAULT_LAMBDA,
                             iterations: int = DEFAULT_ITERATIONS,
                             time_limit: float | None = None,
-                            max_dag_edges: int = DEFAULT_MAX_EDGES) -> CorrelatedResult:
+                            max_dag_edges: int = DEFAULT_MAX_EDGES,
+                            deviators: str = DEFAULT_DEVIATORS, adaptive: bool = DEFAULT_ADAPTIVE,
+                            averaging: str = DEFAULT_AVERAGING) -> CorrelatedResult:
     """Optimal EFCE by learning on the correlation DAG (module docstring)."""
     if not 0 < target_gap < 1:
         raise OptionError(f"target_gap must be in (0, 1); got {target_gap}")
-    if not multiplier > 0:
+    if not (isinstance(multiplier, (int, float)) and np.isfinite(multiplier) and multiplier > 0):
         raise OptionError(f"multiplier (λ) must be positive; got {multiplier}")
+    if deviators not in DEVIATORS:
+        raise OptionError(f"deviators must be one of {', '.join(DEVIATORS)}; got {deviators!r}")
+    if averaging not in AVERAGING_POWERS:
+        raise OptionError(f"averaging must be one of {', '.join(AVERAGING_POWERS)}; "
+                          f"got {averaging!r}")
+    if not isinstance(adaptive, bool):
+        raise OptionError(f"adaptive must be True or False; got {adaptive!r}")
     start = time.perf_counter()
     tree, sf, w = team_tree_and_weights(game, "efce", objective)
     n = sf.num_players
     dag = build_correlation_dag(tree, "efce", max_dag_edges)
     built = time.perf_counter()
     run, plans, probs, check = learn_efce_on_dag(sf, dag, objective, target_gap, multiplier,
-                                                 iterations, time_limit)
+                                                 iterations, time_limit, deviators, adaptive,
+                                                 averaging)
     payoffs = expected_payoffs(sf, plans, probs)
     bound = {"objective_bound": run.upper_bound,
              "bound_method": "max over the DAG of the Lagrangian at the deviators' average "
@@ -318,7 +289,13 @@ def solve_efce_dag_learning(game, objective="welfare", target_gap: float = DEFAU
         "trigger deviations of every player at every sequence, against the returned "
         "distribution (lpgame.analysis.n_player_correlated_gaps)"), extra=bound)
     order = sorted(range(len(probs)), key=lambda q: -probs[q])
-    distribution = [{"profile": [plan_label(sf, i, plans[i][q]) for i in range(n)],
+    labels = [sf.sequence_labels(i) for i in range(n)]       # once, not once per plan
+
+    def label(i: int, plan: np.ndarray) -> str:      # as reduced_plans.plan_label writes it
+        chosen = [labels[i][s] for s in np.flatnonzero(plan) if s != 0]
+        return "; ".join(chosen) if chosen else "(no move)"
+
+    distribution = [{"profile": [label(i, plans[i][q]) for i in range(n)],
                      "probability": probs[q]} for q in order]
     end = time.perf_counter()
     return CorrelatedResult(
@@ -333,7 +310,9 @@ def solve_efce_dag_learning(game, objective="welfare", target_gap: float = DEFAU
         extra={"status": run.status, "iterations": run.iterations, "target_gap": target_gap,
                "relative_gap": check.gap / run.payoff_range, "upper_bound": run.upper_bound,
                "relative_bound_gap": (run.upper_bound - run.objective) / run.payoff_range,
-               "payoff_range": run.payoff_range, "lambda": multiplier,
+               "payoff_range": run.payoff_range, "lambda": run.multiplier,
+               "deviators": deviators, "adaptive": adaptive, "averaging": averaging,
+               "profile_seconds": run.profile,
                "history": [list(h) for h in run.history]})
 
 
@@ -341,12 +320,13 @@ def _solve_entry(game, *, exact: bool = False, backend: str = "highs", method: s
                  objective="welfare", target_gap: float = DEFAULT_TARGET_GAP,
                  multiplier: float = DEFAULT_LAMBDA, iterations: int = DEFAULT_ITERATIONS,
                  max_dag_edges: int = DEFAULT_MAX_EDGES, time_limit: float | None = None,
-                 **_solver_options) -> CorrelatedResult:
+                 deviators: str = DEFAULT_DEVIATORS, adaptive: bool = DEFAULT_ADAPTIVE,
+                 averaging: str = DEFAULT_AVERAGING, **_solver_options) -> CorrelatedResult:
     if exact:
         raise OptionError("efce with method='dag_learning' is a floating-point learner; for an "
                           "exact optimum use method='correlation_dag' with exact=True")
     return solve_efce_dag_learning(game, objective, target_gap, multiplier, iterations,
-                                   time_limit, max_dag_edges)
+                                   time_limit, max_dag_edges, deviators, adaptive, averaging)
 
 
 register(Concept(
@@ -370,5 +350,13 @@ register(Concept(
         Option("iterations", int, DEFAULT_ITERATIONS, "most iterations", minimum=1),
         Option("max_dag_edges", int, DEFAULT_MAX_EDGES,
                "correlation DAG: refuse past this many prescriptions", minimum=1),
+        Option("deviators", str, DEFAULT_DEVIATORS,
+               "the trigger deviators: regret (PRM+ on their subtrees) or best_response",
+               choices=DEVIATORS),
+        Option("adaptive", bool, DEFAULT_ADAPTIVE,
+               "double λ when the gap stalls above the target while the bound gap is met"),
+        Option("averaging", str, DEFAULT_AVERAGING,
+               "weights of the averaged iterates: quadratic (t²), linear (t) or uniform",
+               choices=tuple(AVERAGING_POWERS)),
     ),
 ))
