@@ -3,7 +3,8 @@
 Run from the repository root::
 
     python -m benchmarks.bench_tmecor_learning [--only TEXT] [--max-seconds S]
-                                               [--certificate-seconds S] [--save]
+                                               [--certificate-seconds S] [--memory-cap GIB]
+                                               [--regret-minimiser pcfr+|cfr+|dcfr] [--save]
 
 Each row is one ``solve_tmecor(game, team=..., method="learning", target_gap=1e-4)``
 (:mod:`lpgame.equilibria.teams.tmecor_learning`: PCFR⁺ on every belief of the team belief DAG
@@ -19,7 +20,9 @@ stops it): "cert gap" is that certified gap relative to the payoff range.
 Farina's columns are Table 11.2 (notes/farina-thesis.md §3.5): "Ours" at 10⁻³ and 10⁻⁴, on 4
 threads of a 64-core EPYC 7282, in C++; "Ω▲ simplexes/dim" are his DAG's sizes, counted with
 another convention (docs/explanation/benchmarks.md). "×" is our time over his (0.00 s is taken as
-0.005 s).
+0.005 s). ``--regret-minimiser`` runs CFR⁺ or DCFR instead of PCFR⁺; a row whose child process
+passes ``--memory-cap`` or its time limit (learning, 3 × ``--max-seconds`` for the DAG's
+construction, plus the certificate) is printed and saved with that reason.
 """
 
 from __future__ import annotations
@@ -61,19 +64,22 @@ INSTANCES = [
     ("D34", "liars_dice", {"players": 3, "faces": 4}, (1, 2), (4_043_377, 13_749_608),
      (22.54, 88.0, 509.0)),
 ]
-DEFAULT_ROWS = ("K33", "K34", "L3133", "L3223", "D33")
-"""The rows run when --only is not given (about five minutes on the project's 2 shared cores)."""
+DEFAULT_ROWS = ("K33", "K34", "K36", "L3133", "L3143", "L3151", "L3223", "D33")
+"""The rows run when --only is not given (about ten minutes on the project's 2 shared cores).
+K45{4} (880 k prescriptions) and L3153 (682 k) run with --only (2–5 minutes each); K38, L3523 and
+D34 do not finish in about five minutes under the 6 GiB cap (docs/explanation/benchmarks.md)."""
 
 
 def solve_row(game: str, params: dict, team: tuple, max_seconds: float,
-              certificate_seconds: float) -> dict:
+              certificate_seconds: float, regret_minimiser: str = "pcfr+") -> dict:
     """One row (runs in the child process)."""
     import lpgame.games
     from lpgame.equilibria.teams.tmecor import solve_tmecor
 
     result = solve_tmecor(lpgame.games.make(game, **params), team=team, method="learning",
                           target_gap=1e-4, time_limit=max_seconds,
-                          certificate_time_limit=certificate_seconds, max_distribution_plans=20)
+                          certificate_time_limit=certificate_seconds, max_distribution_plans=20,
+                          regret_minimiser=regret_minimiser)
     info = result.extra["learning"]
     history = info["history"]
 
@@ -102,13 +108,18 @@ def main(argv: list[str] | None = None) -> None:
                         help="learning time limit per row")
     parser.add_argument("--certificate-seconds", type=float, default=120.0,
                         help="time limit of the certificate's team-deviation MILP")
+    parser.add_argument("--memory-cap", type=float, default=6.0,
+                        help="address-space cap of each row's child process, GiB")
+    parser.add_argument("--regret-minimiser", default="pcfr+", choices=("pcfr+", "cfr+", "dcfr"))
     parser.add_argument("--save", action="store_true",
                         help="write benchmarks/results/bench_tmecor_learning.json")
     args = parser.parse_args(argv)
     wanted = ([label for label, *_ in INSTANCES] if args.only == "all" else
               args.only.split(",") if args.only else list(DEFAULT_ROWS))
-    print("TMECor by learning (PCFR+ on the team belief DAG; this machine, shared cores) beside "
-          "Farina's Table 11.2 'Ours' (C++, 4 threads, EPYC 7282)")
+    print(f"TMECor by learning ({args.regret_minimiser.upper()} on the team belief DAG; this "
+          "machine, shared cores) beside Farina's Table 11.2 'Ours' (C++, 4 threads, EPYC 7282)")
+    cap = int(args.memory_cap * 2**30)
+    env = {"LPGAME_MEMORY_LIMIT": f"{int(args.memory_cap * 0.8 * 1024)}M"}
     columns = ["game", "beliefs/edges", "T11.2 simplexes/dim", "build s", "it 1e-3",
                "s 1e-3", "Ours 1e-3", "×", "s 1e-4", "Ours 1e-4", "×", "value", "cert gap",
                "certificate", "cert s"]
@@ -124,12 +135,16 @@ def main(argv: list[str] | None = None) -> None:
         child = run_isolated("benchmarks.bench_tmecor_learning:solve_row",
                              {"game": name, "params": params, "team": team,
                               "max_seconds": args.max_seconds,
-                              "certificate_seconds": args.certificate_seconds},
-                             timeout=3 * args.max_seconds + args.certificate_seconds + 600)
+                              "certificate_seconds": args.certificate_seconds,
+                              "regret_minimiser": args.regret_minimiser},
+                             timeout=4 * args.max_seconds + args.certificate_seconds + 60,
+                             memory_cap=cap, env=env)
         if child.status != "ok":
             print(f"{label:<7} {child.status}: {child.error[:150]} ({child.wall_seconds:.0f} s)",
                   flush=True)
-            rows.append([label, child.status] + [None] * (len(columns) - 2))
+            rows.append([label, f"{child.status}: {child.error[:200]} "
+                         f"({child.wall_seconds:.0f} s, cap {args.memory_cap:g} GiB)"]
+                        + [None] * (len(columns) - 2))
             continue
         d = child.data
         (it3, s3), (_, s4) = d["to3"], d["to4"]
@@ -147,9 +162,10 @@ def main(argv: list[str] | None = None) -> None:
         from benchmarks.results_io import command, result, save
         print("saved", save(result(
             "bench_tmecor_learning", command("benchmarks.bench_tmecor_learning", argv), columns,
-            rows, notes="seconds to a gap of 1e-3 / 1e-4 of the payoff range (learning clock, the "
-            "DAG's construction apart), the final averages certified by lpgame.analysis.team_gaps; "
-            "Farina's 'Ours' is Table 11.2 (C++, 4 threads)")))
+            rows, notes=f"{args.regret_minimiser.upper()}; seconds to a gap of 1e-3 / 1e-4 of the "
+            "payoff range (learning clock, the DAG's construction apart), the final averages "
+            "certified by lpgame.analysis.team_gaps; Farina's 'Ours' is Table 11.2 (C++, 4 "
+            "threads)")))
 
 
 if __name__ == "__main__":

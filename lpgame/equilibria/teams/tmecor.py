@@ -360,7 +360,7 @@ def solve_tmecor(game, team=None, method: str = "auto", backend: str = "highs",
     ``"learning"``: regret minimisation on the team belief DAG
     (:mod:`lpgame.equilibria.teams.tmecor_learning`) until the gap of the averages is at most
     ``target_gap`` × the payoff range, or ``iterations`` / ``time_limit``; ``regret_minimiser``
-    ``"pcfr+"`` or ``"cfr+"``; ``max_dag_edges`` is its node cap. Its ``bounds`` are the
+    ``"pcfr+"``, ``"cfr+"`` or ``"dcfr"``; ``max_dag_edges`` is its node cap. Its ``bounds`` are the
     certificate's [lower, upper] and its status ``converged``, ``iteration_limit`` or ``time_limit``.
     """
     if method not in TMECOR_METHODS:
@@ -549,7 +549,8 @@ register(Concept(
         Option("iterations", int, DEFAULT_LEARNING_ITERATIONS, "learning: iteration limit",
                minimum=1),
         Option("regret_minimiser", str, "pcfr+", "learning: pcfr+ (predictive RM+, quadratic "
-               "averaging) or cfr+ (RM+, linear averaging)", choices=REGRET_MINIMISERS),
+               "averaging), cfr+ (RM+, linear averaging) or dcfr (discounted CFR, α = 3/2, β = 0, "
+               "cubic averaging)", choices=REGRET_MINIMISERS),
         Option("max_dag_edges", int, None, "belief_dag: most prescriptions of the team belief DAG "
                f"(default {DEFAULT_MAX_EDGES}; auto: {AUTO_MAX_DAG_EDGES}, then column "
                "generation)", minimum=1),

@@ -21,18 +21,25 @@ several parents), so the team's regret is at most Σ_B x*[B] R_B^T, the local re
 simplexes weighted by a flow: the laminar regret decomposition of CFR (Zinkevich et al. 2007;
 Farina 2023, §4.2) holds on the DAG, as Zhang, Farina & Sandholm use it. Each simplex runs
 PRM⁺ (predictive regret matching⁺, Farina, Kroer & Sandholm 2021: R ← [R + r]⁺,
-π ∝ [R + r]⁺ with the last instantaneous regret r as prediction) or RM⁺ (CFR⁺, Tammelin 2014).
+π ∝ [R + r]⁺ with the last instantaneous regret r as prediction), RM⁺ (CFR⁺, Tammelin 2014) or
+DCFR(3/2, 0, γ) (Brown & Sandholm 2019, with :mod:`lpgame.learning.operator_cfr`'s order: at
+iteration t, R ← R · t^{3/2}/(t^{3/2} + 1) where R > 0 and R/2 where R ≤ 0, then R ← R + r,
+π ∝ [R]⁺); the decomposition needs only each simplex's regret bound, so any of them applies.
 
 **Opponent.** The same algorithm on its treeplex (the sequence-form recursion of
 :mod:`lpgame.learning.treeplex`), its sequence payoffs g_o[σ] = −Σ_{σ_o(z) = σ} p_c u_T ω[z].
 
 **Dynamics.** Alternating updates (team, then the opponent against the team's new flow); averages
-of the iterates with weights t² (PCFR⁺, quadratic averaging) or t (CFR⁺, linear averaging), as in
-the thesis's experiments. The flow average is a flow (X_T is convex), so x̄ is a correlated plan of
-the team, decomposed into joint pure plans by :meth:`BeliefDag.decompose` in
+of the iterates with weights t² (PCFR⁺, quadratic averaging, the default, as in the thesis's
+experiments), t (CFR⁺, linear averaging) or t³ (DCFR, cubic averaging); ``averaging`` sets another
+power. DCFR with cubic averaging needs fewer iterations than PCFR⁺ on every row of Table 11.2 that
+the benchmark runs (D33 to 10⁻³: 204 against 410), but on K33 and L3223 only by 10–33 %, so it is
+an option (docs/explanation/benchmarks.md). The flow average is a flow (X_T is convex), so x̄ is a
+correlated plan of the team, decomposed into joint pure plans by :meth:`BeliefDag.decompose` in
 :mod:`lpgame.equilibria.teams.tmecor`. Leaf weights are divided by the power of two that puts the
 team's payoffs in unit range (:func:`lpgame.equilibria.teams.tmecor_lp.team_scaling`); regret
-matching is invariant to that scale, so the dynamics are the same at every payoff scale.
+matching (and DCFR's multiplicative discounts) are invariant to that scale, so the dynamics are the
+same at every payoff scale.
 
 **Stopping.** At checkpoints (every ⌈t/8⌉ iterations) the gap of the averages is measured:
 
@@ -47,11 +54,17 @@ the DAG (the team's best joint plan by enumeration or its own MILP).
 **Vectorisation.** The beliefs are renumbered by level (longest path from a root) and each belief's
 prescriptions are contiguous; every pass is one numpy step per level (``add.reduceat`` over the
 prescription blocks, a sparse product for the children), and the leaf utilities are one sparse
-product per iteration. Nothing loops over beliefs in Python.
+product per iteration. Nothing loops over beliefs in Python. The per-belief values are spread over
+the prescriptions by ``repeat`` (not a gather), the sparse products call SciPy's CSR kernel
+directly (:class:`_Csr`: the same sums, without the dispatch of ``@``, which on a small DAG is most
+of an iteration) and the normalisation divides without a mask (the zero blocks are made uniform
+after); every sum is taken in the same order as before, so the iterates are the same to the bit
+(tests/test_tmecor_learning_speed.py runs the earlier learner beside this one).
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -68,7 +81,9 @@ from lpgame.learning.treeplex import PlayerTreeplex
 from lpgame.limits import memory_limit
 from lpgame.lp.scaling import float_bounds
 
-REGRET_MINIMISERS = ("pcfr+", "cfr+")
+REGRET_MINIMISERS = ("pcfr+", "cfr+", "dcfr")
+AVERAGING = {"pcfr+": 2.0, "cfr+": 1.0, "dcfr": 3.0}
+"""The default power γ of the averaging weights t^γ of each regret minimiser (module docstring)."""
 DEFAULT_TARGET_GAP = 1e-3
 DEFAULT_LEARNING_ITERATIONS = 100_000
 BYTES_PER_PRESCRIPTION = 160
@@ -120,62 +135,106 @@ class DagPasses:
         cen, cbn = enew[ce], newid[cb]
         corder = np.argsort(cen, kind="stable")
         cen, cbn = cen[corder], cbn[corder]
-        self.levels = []                             # (b0, b1, e0, e1, lo, children, parents)
+        self.levels = []       # (b0, b1, e0, e1, lo, hi, children, parents, block starts, counts)
         for L in range(nlev):
             b0, b1, e0, e1 = (int(v) for v in (bstart[L], bstart[L + 1], estart[L], estart[L + 1]))
             k0, k1 = np.searchsorted(cen, [e0, e1])
+            counts = self.counts[b0:b1]
+            sums = self.starts[b0:b1] - e0
             if k1 > k0:
                 lo, hi = int(cbn[k0:k1].min()), int(cbn[k0:k1].max()) + 1
                 ch = sp.csr_array((np.ones(k1 - k0), (cen[k0:k1] - e0, cbn[k0:k1] - lo)),
                                   shape=(e1 - e0, hi - lo))
-                self.levels.append((b0, b1, e0, e1, lo, hi, ch, ch.T.tocsr()))
+                self.levels.append((b0, b1, e0, e1, lo, hi, _Csr(ch), _Csr(ch.T.tocsr()), sums,
+                                    counts))
             else:
-                self.levels.append((b0, b1, e0, e1, 0, 0, None, None))
+                self.levels.append((b0, b1, e0, e1, 0, 0, None, None, sums, counts))
+        self._zero_fill = 1.0 / self.counts          # π of a belief whose weights are all 0
         Z = dag.num_leaves
         le = enew[dag.leaf_edge]
         full = sp.csr_array((np.ones(le.size), (le, dag.leaf_index)), shape=(E, Z))
         factors = _leaf_factors(self, dag, le, full)
         self.factored = factors is not None
         if self.factored:
-            self.leaf_to_edge = _Product(*factors)
-            self.edge_to_leaf = _Product(factors[1].T.tocsr(), factors[0].T.tocsr())
+            self.leaf_to_edge = _Product(_Csr(factors[0]), _Csr(factors[1]))
+            self.edge_to_leaf = _Product(_Csr(factors[1].T.tocsr()), _Csr(factors[0].T.tocsr()))
         else:
-            self.leaf_to_edge, self.edge_to_leaf = full, full.T.tocsr()
+            self.leaf_to_edge, self.edge_to_leaf = _Csr(full), _Csr(full.T.tocsr())
         self.root_leaves = np.zeros(Z)
         self.root_leaves[dag.root_leaves] = 1.0
 
-    def values(self, ell: np.ndarray, pi: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """(q, V) bottom-up; ``pi`` None: V[B] = max_a q[B, a] (the best response)."""
-        q = np.array(ell, dtype=float, copy=True)
-        V = np.zeros(self.num_beliefs)
-        for b0, b1, e0, e1, lo, hi, ch, _ in reversed(self.levels):
+    def values(self, ell: np.ndarray, pi: np.ndarray | None, overwrite: bool = False
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """(q, V) bottom-up; ``pi`` None: V[B] = max_a q[B, a] (the best response).
+        ``overwrite``: q is computed in ``ell``'s own array."""
+        q = ell if overwrite else np.array(ell, dtype=float, copy=True)
+        V = np.empty(self.num_beliefs)
+        for b0, b1, e0, e1, lo, hi, ch, _, sums, _ in reversed(self.levels):
+            qs = q[e0:e1]
             if ch is not None:
-                q[e0:e1] += ch @ V[lo:hi]
-            starts = self.starts[b0:b1] - e0
+                qs += ch @ V[lo:hi]
             if pi is None:
-                V[b0:b1] = np.maximum.reduceat(q[e0:e1], starts)
+                V[b0:b1] = np.maximum.reduceat(qs, sums)
             else:
-                V[b0:b1] = np.add.reduceat(pi[e0:e1] * q[e0:e1], starts)
+                V[b0:b1] = np.add.reduceat(pi[e0:e1] * qs, sums)
         return q, V
+
+    def spread(self, per_belief: np.ndarray) -> np.ndarray:
+        """A per-belief array repeated over each belief's prescriptions (v[edge_belief])."""
+        return np.repeat(per_belief, self.counts)
 
     def flow(self, pi: np.ndarray) -> np.ndarray:
         """x[B, a] = x[B] π_B[a], top-down; x[C] = Σ_{e → C} x[e] (+1 at a root)."""
         xb = np.zeros(self.num_beliefs)
         xb[self.roots] = 1.0
         x = np.empty(self.num_edges)
-        for b0, b1, e0, e1, lo, hi, _, parents in self.levels:
-            x[e0:e1] = pi[e0:e1] * np.repeat(xb[b0:b1], self.counts[b0:b1])
+        for b0, b1, e0, e1, lo, hi, _, parents, _, counts in self.levels:
+            xs = np.multiply(pi[e0:e1], np.repeat(xb[b0:b1], counts), out=x[e0:e1])
             if parents is not None:
-                xb[lo:hi] += parents @ x[e0:e1]
+                xb[lo:hi] += parents @ xs
         return x
 
     def normalise(self, weights: np.ndarray) -> np.ndarray:
-        """π ∝ ``weights`` ≥ 0 on every belief's prescriptions (uniform where they sum to 0)."""
-        sums = np.add.reduceat(weights, self.starts)[self.edge_belief]
-        return np.divide(weights, sums, out=self.uniform.copy(), where=sums > 0.0)
+        """π ∝ ``weights`` ≥ 0 on every belief's prescriptions (uniform where they sum to 0):
+        w / Σ_B w, with the sum 1 where it is 0 (so π = 0 there), then the uniform 1/|A_B| added
+        on exactly those beliefs (0 + 1/|A_B|: the same numbers as a masked division)."""
+        sums = np.add.reduceat(weights, self.starts)
+        zero = sums <= 0.0
+        if not zero.any():
+            return weights / np.repeat(sums, self.counts)
+        sums[zero] = 1.0
+        pi = weights / np.repeat(sums, self.counts)
+        pi += np.repeat(np.where(zero, self._zero_fill, 0.0), self.counts)
+        return pi
 
     def realization(self, x: np.ndarray) -> np.ndarray:
         return self.edge_to_leaf @ x + self.root_leaves
+
+
+try:                                                  # y += A x for CSR arrays, in C
+    from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
+except ImportError:                                   # pragma: no cover - other SciPy layouts
+    _csr_matvec = None
+
+
+class _Csr:
+    """A CSR matrix applied to vectors by SciPy's own kernel without the dispatch of ``@``: the
+    same sums in the same order (``A @ v`` starts from zeros too), a few microseconds less a call,
+    which on a small DAG is most of an iteration. Falls back to ``@`` where the kernel is absent."""
+
+    def __init__(self, m: sp.csr_array):
+        m = sp.csr_array(m)
+        self.matrix, self.shape = m, m.shape
+        index = np.int32 if max(m.nnz, *m.shape) < 2**31 - 1 else np.int64
+        self._args = (m.shape[0], m.shape[1], m.indptr.astype(index), m.indices.astype(index),
+                      np.ascontiguousarray(m.data, dtype=float))
+
+    def __matmul__(self, v: np.ndarray) -> np.ndarray:
+        if _csr_matvec is None or np.ndim(v) != 1:
+            return self.matrix @ v
+        out = np.zeros(self.shape[0])
+        _csr_matvec(*self._args, np.ascontiguousarray(v, dtype=float), out)
+        return out
 
 
 class _Product:
@@ -204,7 +263,7 @@ def _leaf_factors(passes: DagPasses, dag: BeliefDag, leaf_edge: np.ndarray, full
         return None
     A = np.full((E, K), -1, dtype=np.int64)
     A[np.repeat(np.arange(E), lengths), _ramp(lengths)] = np.fromiter(
-        (a for row in acts for a in row), dtype=np.int64, count=int(lengths.sum()))
+        itertools.chain.from_iterable(acts), dtype=np.int64, count=int(lengths.sum()))
     counts = np.maximum.reduceat(A, passes.starts, axis=0) + 1        # (B, K) actions; 0: none
     offsets = np.cumsum(counts, axis=1) - counts
     base = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
@@ -318,8 +377,8 @@ def learn_tmecor(team: Team, dag: BeliefDag, target_gap: float = DEFAULT_TARGET_
     """Self-play of the team's DAG regret minimiser and the opponent's treeplex regret minimiser
     (module docstring) until the measured gap is at most ``target_gap`` × the payoff range of
     u_T, or ``iterations`` / ``time_limit`` seconds. ``averaging``: the power γ of the averaging
-    weights t^γ (default 2 for PCFR⁺, 1 for CFR⁺). ``team`` lives on the tree the DAG was built
-    from (its leaves in the DAG's order)."""
+    weights t^γ (default :data:`AVERAGING`: 2 for PCFR⁺, 1 for CFR⁺, 3 for DCFR). ``team`` lives
+    on the tree the DAG was built from (its leaves in the DAG's order)."""
     check_learning_options(target_gap, iterations, time_limit, regret_minimiser)
     start = time.perf_counter()
     sf, o, members = team.sf, team.opponent, team.members
@@ -335,7 +394,8 @@ def learn_tmecor(team: Team, dag: BeliefDag, target_gap: float = DEFAULT_TARGET_
     passes = DagPasses(dag)
     opp = PlayerTreeplex(sf, o)
     predictive = regret_minimiser == "pcfr+"
-    power = (2.0 if predictive else 1.0) if averaging is None else float(averaging)
+    discounted = regret_minimiser == "dcfr"
+    power = AVERAGING[regret_minimiser] if averaging is None else float(averaging)
 
     E = passes.num_edges
     regrets, pi = np.zeros(E), passes.uniform.copy()
@@ -351,22 +411,29 @@ def learn_tmecor(team: Team, dag: BeliefDag, target_gap: float = DEFAULT_TARGET_
         wt = float(t) ** power
         weight_sum += wt
         # the team against y (alternating: its update first)
-        ell = passes.leaf_to_edge @ (w * y[so])
-        q, V = passes.values(ell, pi)
-        r = q - V[passes.edge_belief]
+        q, V = passes.values(passes.leaf_to_edge @ (w * y[so]), pi, overwrite=True)
+        r = np.subtract(q, passes.spread(V), out=q)
         x_sum += wt * x
-        np.add(regrets, r, out=regrets)
-        np.maximum(regrets, 0.0, out=regrets)
-        pi = passes.normalise(np.maximum(regrets + r, 0.0) if predictive else regrets)
+        if discounted:
+            pi = passes.normalise(_discounted(regrets, r, t))
+        else:
+            np.add(regrets, r, out=regrets)
+            np.maximum(regrets, 0.0, out=regrets)
+            if predictive:                           # [R + r]⁺, in r's array
+                np.maximum(np.add(regrets, r, out=r), 0.0, out=r)
+            pi = passes.normalise(r if predictive else regrets)
         x = passes.flow(pi)
         # the opponent against the team's new flow
         omega = passes.realization(x)
         g = np.bincount(so, weights=-w * omega, minlength=opp.num_sequences)
         r_o = opp.regrets(g, b_o)
         y_sum += wt * y
-        np.add(regrets_o, r_o, out=regrets_o)
-        np.maximum(regrets_o, 0.0, out=regrets_o)
-        b_o = opp.regret_matching(regrets_o + r_o if predictive else regrets_o)
+        if discounted:
+            b_o = opp.regret_matching(_discounted(regrets_o, r_o, t))
+        else:
+            np.add(regrets_o, r_o, out=regrets_o)
+            np.maximum(regrets_o, 0.0, out=regrets_o)
+            b_o = opp.regret_matching(regrets_o + r_o if predictive else regrets_o)
         y = opp.plan(b_o)
         now = time.perf_counter()
         out_of_time = time_limit is not None and now - start >= time_limit
@@ -400,6 +467,15 @@ def learn_tmecor(team: Team, dag: BeliefDag, target_gap: float = DEFAULT_TARGET_
                        value=value, lower=float(lower), upper=float(upper),
                        payoff_range=payoff_range, status=status, iterations=t,
                        seconds=time.perf_counter() - start, history=history)
+
+
+def _discounted(regrets: np.ndarray, r: np.ndarray, t: int) -> np.ndarray:
+    """DCFR(3/2, 0, ·)'s update in place, R ← R · t^{3/2} / (t^{3/2} + 1) where R > 0, R / 2
+    where R ≤ 0, then R ← R + r; returns [R]⁺ (a new array) for regret matching."""
+    a = float(t) ** 1.5
+    np.multiply(regrets, np.where(regrets > 0.0, a / (a + 1.0), 0.5), out=regrets)
+    np.add(regrets, r, out=regrets)
+    return np.maximum(regrets, 0.0)
 
 
 def dag_team_best_response(team: Team, dag: BeliefDag, opponent_plan: np.ndarray,
