@@ -61,8 +61,13 @@ INSTANCES = [
 
 def run_case(game: str, params: dict, refinement: str, time_limit: float) -> dict:
     """Child: one refinement of one catalog game (module docstring)."""
+    # highspy, python-flint and scipy's csgraph are lazy imports in lpgame: loaded here, before
+    # the clock starts, like the other imports
+    import flint  # noqa: F401
+    import scipy.sparse.csgraph  # noqa: F401
+
     import lpgame
-    import lpgame.lp.highs_backend  # noqa: F401 - loads highspy, which lpgame imports lazily
+    import lpgame.lp.highs_backend  # noqa: F401
     from lpgame.equilibria.refinements.refined_equilibrium import solve_refinement
     start = time.perf_counter()
     instance = lpgame.games.make(game, **params)

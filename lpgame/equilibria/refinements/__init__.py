@@ -16,6 +16,10 @@ Modules:
   solution and duals;
 * :mod:`~lpgame.equilibria.refinements.exact_sparse_factor` — exact sparse rational solves
   (block triangular form, sparse LU);
+* :mod:`~lpgame.equilibria.refinements.integer_substitution` — its substitution with integers
+  over common denominators (fraction-free), for long right-hand sides;
+* :mod:`~lpgame.equilibria.refinements.scaled_series` — the Taylor coefficients after the last
+  sign decision, fraction-free, read as Fractions on access;
 * :mod:`~lpgame.equilibria.refinements.exact_limit` — an exact simplex at a fixed rational ξ, on
   :mod:`~lpgame.equilibria.refinements.updated_factor` (an exact LU with product-form updates)
   and :mod:`~lpgame.equilibria.refinements.reduced_cost_bounds` (float enclosures that decide

@@ -30,10 +30,13 @@ that ε*. Results are returned as :class:`fractions.Fraction`.
 of B(0), term by term, and (ε in A) the entries' coefficients are computed only until every
 entry's sign is decided; with ``early`` (the limit loop's first pass) the test stops at the first entry of the
 wrong sign, and the loop completes the count of wrong signs only for the bases its exact stage
-compares (:func:`lpgame.equilibria.refinements.limit.solve_limit`). Verdicts, series and counts are
-those of the complete test. The factorised basis system of the last :data:`SOLVER_CACHE` bases is
-kept on the trembling LP, with the coefficients an early stop had computed, so completing a count
-goes on from where the first pass stopped instead of factorising B(0) again.
+compares (:func:`lpgame.equilibria.refinements.limit.solve_limit`). In the Laurent case (B(0)
+singular) ``early`` first computes the :data:`LAURENT_FIRST` leading coefficients of the series and
+stops there at an entry of the wrong sign (a prefix of the series: the same verdict). Verdicts,
+series and counts are those of the complete test. The factorised basis system of the last
+:data:`SOLVER_CACHE` bases is kept on the trembling LP, with the coefficients an early stop had
+computed, so completing a count goes on from where the first pass stopped instead of factorising
+B(0) again.
 """
 
 from __future__ import annotations
@@ -51,9 +54,11 @@ from lpgame.equilibria.refinements.exact_sparse_factor import (
     SparseQ,
     fmpq_vector,
     fmpq_zeros,
+    is_long,
     to_fractions,
 )
 from lpgame.equilibria.refinements.laurent_series import LaurentSolver, NotStableError
+from lpgame.equilibria.refinements.scaled_series import LazyFractions, taylor_tail
 from lpgame.errors import LpgameError
 from lpgame.lp.linear_program import LinearProgram
 from lpgame.lp.solution import BASIS_BASIC, LPSolution
@@ -230,26 +235,37 @@ class _Layout:
         self.m, self.n = m, n
         self.parts = None
 
-    def column(self, parts, b_series, c_series, z_full, pi_full, t: int) -> np.ndarray:
-        """The ε^t coefficients of every entry (z_full, pi_full: the coefficients up to t); the
-        products with A_k only over the rows that are not tight and the nonbasic columns."""
+    def _products(self, parts):
         if self.parts is None:
             self.parts = {k: (A.select_rows(self.free_rows), A.T.select_rows(self.nonbasic))
                           for k, A in parts.items()}
+        return self.parts
+
+    def primal_part(self, parts, b_series, z_full, t: int) -> np.ndarray:
+        """The ε^t coefficients of the entries that need only z (the first ones of
+        :meth:`column`: basic values and the slacks of the rows that are not tight)."""
         slack = fmpq_zeros(len(self.free_rows))
-        at = fmpq_zeros(len(self.nonbasic))
-        for k, (A_free, At_nonbasic) in self.parts.items():
-            if k <= t:
-                if z_full[t - k].astype(bool).any():
-                    slack = slack + A_free.matvec(z_full[t - k])
-                if pi_full[t - k].astype(bool).any():
-                    at = at + At_nonbasic.matvec(pi_full[t - k])
+        for k, (A_free, _) in self._products(parts).items():
+            if k <= t and z_full[t - k].astype(bool).any():
+                slack = slack + A_free.matvec(z_full[t - k])
         if t in b_series:
             slack = slack - b_series[t][self.free_rows]
+        return np.concatenate([z_full[t][self.pick], np.where(self.free_le, -slack, slack)])
+
+    def column(self, parts, b_series, c_series, z_full, pi_full, t: int,
+               head: np.ndarray | None = None) -> np.ndarray:
+        """The ε^t coefficients of every entry (z_full, pi_full: the coefficients up to t); the
+        products with A_k only over the rows that are not tight and the nonbasic columns.
+        ``head``: :meth:`primal_part`, when computed already."""
+        if head is None:
+            head = self.primal_part(parts, b_series, z_full, t)
+        at = fmpq_zeros(len(self.nonbasic))
+        for k, (_, At_nonbasic) in self._products(parts).items():
+            if k <= t and pi_full[t - k].astype(bool).any():
+                at = at + At_nonbasic.matvec(pi_full[t - k])
         P = pi_full[t] * self.sign
         reduced = ((c_series[t][self.nonbasic] - at) if t in c_series else -at) * self.sign
-        return np.concatenate([z_full[t][self.pick], np.where(self.free_le, -slack, slack),
-                               P[self.rows_le], -P[self.rows_ge],
+        return np.concatenate([head, P[self.rows_le], -P[self.rows_ge],
                                np.where(self.nonbasic_lower, -reduced, reduced)])
 
 
@@ -278,6 +294,14 @@ def _taylor_by_term(solver, parts, basis_parts, b_series, c_series, senses, basi
     solver._taylor_stop = None
     while True:
         while t < count:
+            if SCALED_TAIL and not polynomial and sign is not None and sign.all() and t and \
+                    (is_long(zs[t - 1], TAIL_BITS) or is_long(ps[t - 1], TAIL_BITS)):
+                # every sign is decided: the remaining terms are only read (scaled_series)
+                tz, tp = taylor_tail(solver, b_tight, c_basic, zs, ps, t, count)
+                z_full += [LazyFractions(num, den, basic, n) for num, den in tz]
+                pi_full += [LazyFractions(num, den, tight, m) for num, den in tp]
+                t = count
+                break
             rhs = b_tight[t].copy() if t in b_tight else fmpq_zeros(factor.n)
             rhs_t = c_basic[t].copy() if t in c_basic else fmpq_zeros(factor.n)
             for j in varying:
@@ -285,15 +309,21 @@ def _taylor_by_term(solver, parts, basis_parts, b_series, c_series, senses, basi
                     rhs = rhs - solver.parts[j].matvec(zs[t - j])
                     rhs_t = rhs_t - solver.parts[j].T.matvec(ps[t - j])
             zs.append(factor.solve(rhs) if rhs.astype(bool).any() else fmpq_zeros(factor.n))
-            ps.append(factor.solve_t(rhs_t) if rhs_t.astype(bool).any() else fmpq_zeros(factor.n))
             z = fmpq_zeros(n)
             z[basic] = zs[t]
             z_full.append(z)
+            head = None
+            if early and not polynomial and (sign is None or not sign.all()):
+                # the entries that need only z first: a wrong sign there stops before π_t
+                head = layout.primal_part(parts, b_series, z_full, t)
+                _primal_stop(solver, head, sign, vanish, t, zs, ps, z_full, pi_full, columns,
+                             (count, polynomial, len(b_series), len(c_series)))
+            ps.append(factor.solve_t(rhs_t) if rhs_t.astype(bool).any() else fmpq_zeros(factor.n))
             p = fmpq_zeros(m)
             p[tight] = ps[t]
             pi_full.append(p)
             if sign is None or not sign.all() or polynomial:
-                col = layout.column(parts, b_series, c_series, z_full, pi_full, t)
+                col = layout.column(parts, b_series, c_series, z_full, pi_full, t, head)
                 columns.append(col)
                 nonzero = col.astype(bool)
                 if sign is None:
@@ -324,6 +354,25 @@ def _taylor_by_term(solver, parts, basis_parts, b_series, c_series, senses, basi
     return count, np.stack(columns, axis=1), sign, z_full, pi_full
 
 
+def _primal_stop(solver, head, sign, vanish, t, zs, ps, z_full, pi_full, columns, key):
+    """With ``early`` (ε in A): raise the early verdict when an entry of ``head`` (the ε^t
+    coefficients that need only z_t) is the first nonzero one of its entry and has the wrong
+    sign; the stop is kept at the end of term t − 1 (z_t is computed again on resuming)."""
+    k = len(head)
+    undecided = np.ones(k, dtype=bool) if sign is None else sign[:k] == 0
+    nonzero = head.astype(bool)
+    bad = undecided & nonzero & ((head < 0).astype(bool) | vanish[:k])
+    if not bad.any():
+        return
+    zs.pop()
+    z_full.pop()
+    solver._taylor_stop = (key, t, zs, ps, z_full, pi_full, columns,
+                           None if sign is None else sign.copy())
+    shown = np.empty(len(vanish), dtype=object)
+    shown[:k] = head
+    _wrong_sign(np.flatnonzero(bad), vanish, columns + [shown], partial=True)
+
+
 def _wrong_sign(wrong, vanish, columns, partial: bool):
     k = int(wrong[0])
     what = "must vanish" if vanish[k] else "must be ≥ 0"
@@ -345,6 +394,15 @@ def _signs(entries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sign, first
 
 
+SCALED_TAIL = True
+"""Compute the Taylor coefficients after the last sign decision fraction-free and convert them
+on access (:mod:`lpgame.equilibria.refinements.scaled_series`) once their denominators are long
+(:func:`~lpgame.equilibria.refinements.exact_sparse_factor.is_long`); False: in fmpq like the
+others."""
+
+TAIL_BITS = 128
+"""The :data:`SCALED_TAIL` starts once a coefficient has a denominator this long (bits)."""
+
 SOLVER_CACHE = 8
 """Basis systems (the parts B_k and the factorised :class:`LaurentSolver`) kept per trembling LP:
 the limit loop tests a basis twice when it first stops at the first wrong sign and later needs
@@ -359,7 +417,7 @@ def _basis_solver(tlp, powers, parts, basic, tight, row_pos, col_pos, size):
     key = (len(tlp.terms), basic.tobytes(), tight.tobytes())
     found = cache.get(key)
     if found is None:
-        B = {k: SparseQ.from_rational(powers[k][1], row_pos, col_pos, size) for k in parts}
+        B = {k: parts[k].submatrix(row_pos, col_pos, size) for k in parts}
         B = {k: p for k, p in B.items() if p.nnz or k == 0}
         if 0 not in B:
             found = "the basis matrix at ε = 0 is empty"
@@ -410,47 +468,21 @@ def certify_stable_basis(tlp, solution: LPSolution, terms: int | None = None,
     deg_b, deg_c = max(b_series, default=0), max(c_series, default=0)
     if polynomial and solver.pole_order:
         raise NotStableError("the basis matrix B is singular (and constant in ε): not a basis")
-    b_tight = {k: v[tight] for k, v in b_series.items()}
-    c_basic = {k: v[basic] for k, v in c_series.items()}
     count = (max(deg_b, deg_c) + 1) if polynomial else (terms or 2 * max(deg_b, deg_c, 1) + 4)
     if not solver.pole_order:
         count, entries, sign, z_full, pi_full = _taylor_by_term(
             solver, parts, B, b_series, c_series, senses, basic, tight, col_lower, lp.sense, m, n,
             count, max_terms, seed, early, polynomial)
     else:
+        if early and count > LAURENT_FIRST:
+            # the first coefficients show most wrong signs: stop there (a prefix of the series)
+            _laurent_by_count(solver, parts, B, b_series, c_series, senses, basic, tight,
+                              col_lower, lp.sense, m, n, LAURENT_FIRST, seed, partial=True)
         while True:
-            zs = solver.primal(b_tight, count - 1)
-            ps = solver.dual(c_basic, count - 1)
-            for name, series in (("basic values", zs), ("row duals", ps)):
-                poles = [k for k in sorted(series) if k < 0 and series[k].astype(bool).any()]
-                if poles:
-                    raise NotStableError(f"the {name} B(ε)⁻¹b(ε) have a pole of order {-poles[0]} at "
-                                         "ε = 0 (Laurent expansion, Lemma 13.3): no finite limit")
-            z_full = []
-            pi_full = []
-            for k in range(count):
-                z = fmpq_zeros(n)
-                z[basic] = zs[k]
-                z_full.append(z)
-                p = fmpq_zeros(m)
-                p[tight] = ps[k]
-                pi_full.append(p)
-            entries, vanish = _optimality_entries(parts, b_series, c_series, senses, z_full, pi_full,
-                                                  basic, tight, col_lower, lp.sense, count)
-            sign, _ = _signs(entries)
-            wrong = np.flatnonzero((sign < 0) | (vanish & (sign != 0)))
-            if len(wrong):
-                k = int(wrong[0])
-                what = "must vanish" if vanish[k] else "must be ≥ 0"
-                raise NotStableError(f"{len(wrong)} entries of the optimality certificate t_B(ε) have the "
-                                     f"wrong sign near ε = 0; the first {what} but its expansion starts "
-                                     f"{[str(c) for c in entries[k, :4]]}", len(wrong))
-            undecided = np.flatnonzero(sign == 0)
-            if polynomial or not len(undecided):
-                break
-            # truncated series all zero: decide by an exact evaluation at a rational point
-            if _vanish_at_random_point(parts, B, b_series, c_series, senses, basic, tight, col_lower,
-                                       lp.sense, m, n, undecided, seed):
+            z_full, pi_full, entries, sign, done = _laurent_by_count(
+                solver, parts, B, b_series, c_series, senses, basic, tight, col_lower, lp.sense, m,
+                n, count, seed)
+            if done:
                 break
             if count >= max_terms:
                 raise NotStableError(f"entries of t_B(ε) have {count} vanishing Taylor coefficients but are "
@@ -471,8 +503,62 @@ def certify_stable_basis(tlp, solution: LPSolution, terms: int | None = None,
         how = (f"Taylor expansion at ε = 0 by an exact factorisation of B(0), {count} terms, sign "
                "of the first nonzero coefficient (Lemmas 13.1–13.2); entries vanishing to that "
                "order tested by an exact evaluation at a rational ε")
-    return StableBasis([to_fractions(z) for z in z_full], [to_fractions(p) for p in pi_full],
+    return StableBasis([_fractions(z) for z in z_full], [_fractions(p) for p in pi_full],
                        polynomial, certified, int(entries.shape[0]), how, solver.pole_order)
+
+
+LAURENT_FIRST = 2
+"""With ``early``, the Laurent case first computes this many coefficients (from ε⁰) and stops
+there when an entry of t_B(ε) already has the wrong sign."""
+
+
+def _laurent_by_count(solver, parts, basis_parts, b_series, c_series, senses, basic, tight, col_lower, sense,
+                      m, n, count, seed, partial=False):
+    """The Laurent case (B(0) singular, Lemma 13.3) of :func:`certify_stable_basis` with ``count``
+    coefficients from ε⁰: raises :class:`NotStableError` for a pole or an entry of the wrong sign
+    (``partial``: a prefix of the series, the count of wrong signs a lower bound); returns
+    (z coefficients, π coefficients, entries, signs, decided) where ``decided`` is False when
+    entries whose coefficients all vanish do not vanish at a random rational point."""
+    b_tight = {k: v[tight] for k, v in b_series.items()}
+    c_basic = {k: v[basic] for k, v in c_series.items()}
+    zs = solver.primal(b_tight, count - 1)
+    ps = solver.dual(c_basic, count - 1)
+    for name, series in (("basic values", zs), ("row duals", ps)):
+        poles = [k for k in sorted(series) if k < 0 and series[k].astype(bool).any()]
+        if poles:
+            raise NotStableError(f"the {name} B(ε)⁻¹b(ε) have a pole of order {-poles[0]} at "
+                                 "ε = 0 (Laurent expansion, Lemma 13.3): no finite limit")
+    z_full = []
+    pi_full = []
+    for k in range(count):
+        z = fmpq_zeros(n)
+        z[basic] = zs[k]
+        z_full.append(z)
+        p = fmpq_zeros(m)
+        p[tight] = ps[k]
+        pi_full.append(p)
+    entries, vanish = _optimality_entries(parts, b_series, c_series, senses, z_full, pi_full,
+                                          basic, tight, col_lower, sense, count)
+    sign, _ = _signs(entries)
+    wrong = np.flatnonzero((sign < 0) | (vanish & (sign != 0)))
+    if len(wrong):
+        k = int(wrong[0])
+        what = "must vanish" if vanish[k] else "must be ≥ 0"
+        error = NotStableError(f"{len(wrong)}{'+' if partial else ''} entries of the optimality "
+                               f"certificate t_B(ε) have the wrong sign near ε = 0; the first {what} "
+                               f"but its expansion starts {[str(c) for c in entries[k, :4]]}",
+                               len(wrong))
+        error.partial_count = partial
+        raise error
+    undecided = np.flatnonzero(sign == 0)
+    done = partial or not len(undecided) or _vanish_at_random_point(
+        parts, basis_parts, b_series, c_series, senses, basic, tight, col_lower, sense, m, n, undecided, seed)
+    return z_full, pi_full, entries, sign, done
+
+
+def _fractions(values):
+    """A coefficient vector as Fractions (a :class:`LazyFractions` is kept as it is)."""
+    return values if isinstance(values, LazyFractions) else to_fractions(values)
 
 
 def _collapse(parts: dict[int, SparseQ], eps: flint.fmpq) -> SparseQ:

@@ -15,6 +15,9 @@ division, a larger one an exact sparse LU factorisation M_kk = L U with Markowit
 (the shortest remaining row, in it the shortest column), computed once: the dense inverses of
 sequence-form blocks would be full rows of long rationals. Sequence-form bases split into many
 blocks of size 1 and a few of hundreds (G24: 23,100 blocks, the largest 730 of 41,076 rows).
+The blocks are solved level by level (a block's level is the longest path to it in the
+condensation); with long right-hand sides the substitution runs on integers over common
+denominators (:mod:`lpgame.equilibria.refinements.integer_substitution`), the same solution.
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from lpgame.equilibria.refinements.integer_substitution import (
+    integer_plan,
+    substitute,
+    substitute_scaled,
+)
 from lpgame.errors import LpgameError
 
 if TYPE_CHECKING:
@@ -82,6 +90,10 @@ if _coprime_fraction(-6, 35) != Fraction(-6, 35) or \
         hash(_coprime_fraction(-6, 35)) != hash(Fraction(-6, 35)):   # pragma: no cover
     def _coprime_fraction(p: int, q: int) -> Fraction:  # noqa: F811 - other Fraction internals
         return Fraction(p, q)
+
+
+coprime_fraction = _coprime_fraction
+"""Fraction(p, q) for p/q in lowest terms with q > 0, without a second gcd (public name)."""
 
 
 def to_fractions(values) -> list[Fraction]:
@@ -190,9 +202,22 @@ class SparseQ:
         position = -np.ones(self.shape[0], dtype=np.int64)
         position[keep] = np.arange(len(keep))
         pick = np.flatnonzero(position[self.rows] >= 0)
+        return self._sorted_part((len(keep), self.shape[1]), position[self.rows[pick]],
+                                 self.cols[pick], self.vals[pick])
+
+    def submatrix(self, row_pos: np.ndarray, col_pos: np.ndarray, shape) -> SparseQ:
+        """The entries in rows and columns with ``row_pos``/``col_pos`` ≥ 0, moved there (both
+        increasing on the kept rows and columns, so the order by row, then column, stays)."""
+        rows, cols = row_pos[self.rows], col_pos[self.cols]
+        pick = np.flatnonzero((rows >= 0) & (cols >= 0))
+        return self._sorted_part(shape, rows[pick], cols[pick], self.vals[pick])
+
+    @staticmethod
+    def _sorted_part(shape, rows, cols, vals) -> SparseQ:
+        """A SparseQ from entries already sorted by row, then column, without zeros."""
         out = SparseQ.__new__(SparseQ)
-        out.shape = (len(keep), self.shape[1])
-        out.rows, out.cols, out.vals = position[self.rows[pick]], self.cols[pick], self.vals[pick]
+        out.shape = (int(shape[0]), int(shape[1]))
+        out.rows, out.cols, out.vals = rows, cols, vals
         change = np.flatnonzero(np.diff(out.rows)) + 1 if len(out.rows) else np.zeros(0, np.int64)
         out._starts = np.concatenate([[0], change]).astype(np.int64) if len(out.rows) else change
         out._row_ids = out.rows[out._starts] if len(out.rows) else change
@@ -207,9 +232,28 @@ class SparseQ:
 
 
 # ----------------------------------------------------------------------------- exact factor
+LONG_BITS = 128
+"""Right-hand sides with a denominator this long (bits) are substituted fraction-free."""
+
+
+def is_long(rhs: np.ndarray, bits: int | None = None) -> bool:
+    """Whether some denominator of the fmpq vector ``rhs`` has ``bits`` (default
+    :data:`LONG_BITS`) bits or more."""
+    bits = LONG_BITS if bits is None else bits
+    return any(v.q.bit_length() >= bits for v in rhs[rhs.astype(bool)].tolist())
+
+
 class ExactFactor:
     """An exact block triangular factorisation of a square sparse rational matrix (module
     docstring): solve M x = b and Mᵀ y = c in fmpq. Raises :class:`SingularMatrixError`."""
+
+    fraction_free = False
+    """True: substitute with integers over common denominators
+    (:mod:`lpgame.equilibria.refinements.integer_substitution`) when the right-hand side has a
+    denominator of :data:`LONG_BITS` bits or more, then reduce every entry to an fmpq. Off by
+    default: the stability test's long coefficients go through :meth:`solve_scaled` (no reduction
+    per entry), and side by side this path gained nothing on Leduc and lost on Goofspiel G24
+    (thousands of small diagonal blocks); the tests keep it equal to the fmpq path."""
 
     def __init__(self, matrix: SparseQ):
         n = matrix.shape[0]
@@ -236,7 +280,6 @@ class ExactFactor:
         off = lr != lj
         deps = np.unique(np.stack([lr[off], lj[off]], axis=1), axis=0) if off.any() else \
             np.zeros((0, 2), dtype=np.int64)
-        order = _topological(count, deps)          # dependencies first
         sizes = np.bincount(label, minlength=count)
         # the diagonal blocks: 1 × 1 ones are divisions, larger ones a sparse LU each
         inside = ~off
@@ -264,7 +307,7 @@ class ExactFactor:
                 entries = zip(local[rows[part]].tolist(), local[js[part]].tolist(),
                               vals[part].tolist())
                 self._lus[blk] = (members[blk], _SparseLU(len(members[blk]), entries))
-        self._count, self._label, self._order, self._deps = count, label, order, deps
+        self._count, self._label, self._deps = count, label, deps
         self._off = (rows[off], js[off], vals[off], lr[off], lj[off])
         self._plans = {}
 
@@ -278,14 +321,37 @@ class ExactFactor:
         """y with Mᵀ y = rhs."""
         return self._substitute(rhs[self.match], transpose=True)
 
+    def solve_scaled(self, work: np.ndarray, delta) -> tuple[np.ndarray, object]:
+        """x = X / D with M x = work / delta, for integer (fmpz) ``work`` and ``delta``: (X, D),
+        fraction-free (:func:`~lpgame.equilibria.refinements.integer_substitution.substitute_scaled`)."""
+        y, den = substitute_scaled(self._plan(False), self._integer_plan(False), work, delta,
+                                   self.n, False)
+        x = np.empty(self.n, dtype=object)
+        x[self.match] = y
+        return x, den
+
+    def solve_t_scaled(self, work: np.ndarray, delta) -> tuple[np.ndarray, object]:
+        """y = Y / D with Mᵀ y = work / delta (integers), as (Y, D)."""
+        return substitute_scaled(self._plan(True), self._integer_plan(True), work[self.match],
+                                 delta, self.n, True)
+
+    def _integer_plan(self, transpose: bool) -> list:
+        iplans = self.__dict__.setdefault("_iplans", {})
+        if transpose not in iplans:
+            iplans[transpose] = integer_plan(self._plan(transpose), self.n)
+        return iplans[transpose]
+
     def _substitute(self, rhs, transpose: bool) -> np.ndarray:
         """Block substitution through the block triangular form: forward over the blocks for M
         (right-hand side by row), backward for Mᵀ (right-hand side by matched column). Blocks
         are taken level by level (a level's blocks need only earlier levels: level scheduling),
         each level's off-block products and its 1 × 1 blocks as whole-array operations."""
-        y = fmpq_zeros(self.n)
         if self.n == 0:
-            return y
+            return fmpq_zeros(0)
+        if self.fraction_free and is_long(rhs):
+            return substitute(self._plan(transpose), self._integer_plan(transpose), rhs, self.n,
+                              transpose)
+        y = fmpq_zeros(self.n)
         work = np.array(rhs, dtype=object)
         for targets, order, starts, sources, vals, scalars, inverses, lus in self._plan(transpose):
             if len(sources):
@@ -309,15 +375,7 @@ class ExactFactor:
         rows, js, vals, lr, lj = self._off
         # (block, needs): M's block of row r needs the block of unknown j; Mᵀ the other way
         deps = self._deps if not transpose else self._deps[:, ::-1]
-        order = self._order if not transpose else self._order[::-1]
-        needs: list[list[int]] = [[] for _ in range(count)]
-        for blk, need in deps.tolist():
-            needs[blk].append(need)
-        level = [0] * count
-        for blk in order:
-            if needs[blk]:
-                level[blk] = 1 + max(level[k] for k in needs[blk])
-        level = np.asarray(level, dtype=np.int64)
+        level = _levels(count, deps)
         top = int(level.max()) + 1
         targets, sources = (js, rows) if transpose else (rows, js)
         entry_level = level[label[targets]]
@@ -427,6 +485,35 @@ class _SparseLU:
                     value -= factor * w[r]
             w[p] = value
         return w
+
+
+RELAX_PASSES = 32
+"""Levels by vectorised relaxation for at most this many passes, else in topological order."""
+
+
+def _levels(count: int, deps: np.ndarray) -> np.ndarray:
+    """Each block's level in the condensation (deps: (block, needs)): 0 for a block that needs
+    none, else one more than the highest level it needs (the longest path to it). Shallow
+    condensations by relaxation over all edges at once, one pass per level; deep ones (long
+    chains of blocks) block by block in topological order."""
+    level = np.zeros(count, dtype=np.int64)
+    if not len(deps):
+        return level
+    user, need = deps[:, 0], deps[:, 1]
+    for _ in range(RELAX_PASSES):
+        new = level.copy()
+        np.maximum.at(new, user, level[need] + 1)
+        if np.array_equal(new, level):
+            return level
+        level = new
+    needs: list[list[int]] = [[] for _ in range(count)]
+    for blk, required in deps.tolist():
+        needs[blk].append(required)
+    out = [0] * count
+    for blk in _topological(count, deps):
+        if needs[blk]:
+            out[blk] = 1 + max(out[k] for k in needs[blk])
+    return np.asarray(out, dtype=np.int64)
 
 
 def _topological(count: int, deps: np.ndarray) -> list[int]:

@@ -31,9 +31,12 @@ case, and Sᵀ = Pᵀ D⁻¹ shifts the pivot entries down one power and adds N_
 series of z and π may start at ε^{−s}.
 
 The left null space of a singular B_0 is taken after removing column singletons (their rows have
-zero weight in every left null vector), on the remaining core by ``fmpz_mat.nullspace`` and
-``fmpq_mat.rref``, dense, up to :data:`MAX_NULLSPACE` rows. A pencil that is singular for every ε
-is not a basis: :class:`NotStableError`.
+zero weight in every left null vector), on the remaining core, up to :data:`MAX_NULLSPACE` rows:
+a rank profile from ``nmod_mat`` echelon forms modulo a prime names independent rows P and
+columns C, and each other row f gives the null vector with y_f = 1 solved exactly from K[P, C],
+checked exactly against every column (``fmpz_mat.nullspace`` when a check fails);
+``fmpq_mat.rref`` then gives the echelon form, which depends only on the null space. A pencil
+that is singular for every ε is not a basis: :class:`NotStableError`.
 """
 
 from __future__ import annotations
@@ -128,21 +131,26 @@ def left_null_space(matrix: SparseQ) -> tuple[list[dict[int, flint.fmpq]], list[
     for r, c, v in zip(matrix.rows.tolist(), matrix.cols.tolist(), matrix.vals.tolist()):
         if rpos[r] >= 0 and cpos[c] >= 0:
             entries[cpos[c]][int(rpos[r])] = v
-    kt = flint.fmpz_mat(max(len(core_cols), 1), len(core_rows))
-    for i, row in enumerate(entries):
-        scale = lcm(*(int(v.q) for v in row.values())) if row else 1
-        for j, v in row.items():
-            kt[i, j] = v.p * (scale // int(v.q))
-    basis, nullity = kt.nullspace()
-    if nullity == 0:
+    size = len(core_rows)
+    found = _modular_null_basis(entries, size)
+    if found is None:
+        kt = flint.fmpz_mat(max(len(core_cols), 1), len(core_rows))
+        for i, row in enumerate(entries):
+            scale = lcm(*(int(v.q) for v in row.values())) if row else 1
+            for j, v in row.items():
+                kt[i, j] = v.p * (scale // int(v.q))
+        basis, nullity = kt.nullspace()
+        found = [[basis[i, j] for i in range(size)] for j in range(nullity)]
+    if not found:
         return [], []
     # echelon form over the rows in reverse order: the pivots are the last rows possible (for
-    # Example 13.1 the second row, as in the thesis's M̃)
-    size = len(core_rows)
+    # Example 13.1 the second row, as in the thesis's M̃); the reduced echelon form of the null
+    # space does not depend on the basis it starts from
+    nullity = len(found)
     vectors = flint.fmpq_mat(nullity, size)
-    for j in range(nullity):
+    for j, vec in enumerate(found):
         for i in range(size):
-            vectors[j, size - 1 - i] = basis[i, j]
+            vectors[j, size - 1 - i] = vec[i]
     echelon, rank = vectors.rref()
     rows_out, pivots = [], []
     for j in range(rank):
@@ -150,6 +158,111 @@ def left_null_space(matrix: SparseQ) -> tuple[list[dict[int, flint.fmpq]], list[
         pivots.append(max(row))
         rows_out.append(row)
     return rows_out, pivots
+
+
+NULL_PRIME = 2 ** 61 - 1
+"""The prime of the modular rank computation in :func:`_modular_null_basis`."""
+
+
+def _pivots(matrix, rank: int) -> list[int]:
+    """The pivot columns of the first ``rank`` rows of a matrix in reduced row echelon form."""
+    out, j = [], 0
+    for i in range(rank):
+        while not int(matrix[i, j]):
+            j += 1
+        out.append(j)
+        j += 1
+    return out
+
+
+def _modular_null_basis(columns: list[dict[int, flint.fmpq]], size: int) -> list[list] | None:
+    """A basis of {y : yᵀ K = 0} for K (``size`` rows, given by its columns {row: value}), or None
+    when this route does not apply: a rank profile of K (independent rows P, columns C) from
+    echelon forms modulo :data:`NULL_PRIME` (FLINT's nmod_mat, :func:`_modular_profile`), then the
+    vectors computed and checked exactly (:func:`_null_from_profile`). (LAPACK's pivoted QR as
+    the profile was tried: slower here than FLINT's modular echelon form.)"""
+    if not columns or not size:
+        return None
+    found = _modular_profile(columns, size)
+    return None if found is None else _null_from_profile(columns, size, *found)
+
+
+def _modular_profile(columns, size) -> tuple[list[int], list[int]] | None:
+    """(independent rows, columns) of K from echelon forms modulo :data:`NULL_PRIME`: K[P, C] is
+    nonsingular modulo p, hence over ℚ."""
+    import flint
+
+    p = NULL_PRIME
+    b = len(columns)
+    inverse: dict = {}
+
+    def mod(v):
+        q = int(v.q)
+        inv = inverse.get(q)
+        if inv is None:
+            if q % p == 0:
+                raise ZeroDivisionError
+            inv = inverse[q] = pow(q, -1, p)
+        return int(v.p) % p * inv % p
+
+    try:
+        kt = flint.nmod_mat(b, size, p)
+        for c, col in enumerate(columns):
+            for r, v in col.items():
+                kt[c, r] = mod(v)
+    except ZeroDivisionError:        # pragma: no cover - denominators are small
+        return None
+    echelon, rank = kt.rref()
+    independent = _pivots(echelon, rank)           # rows of K
+    if rank == size:
+        return None
+    pos = {r: i for i, r in enumerate(independent)}
+    sub = flint.nmod_mat(rank, b, p)
+    for c, col in enumerate(columns):
+        for r, v in col.items():
+            if r in pos:
+                sub[pos[r], c] = mod(v)
+    echelon, sub_rank = sub.rref()
+    if sub_rank != rank:             # pragma: no cover - the rows were chosen independent
+        return None
+    return independent, _pivots(echelon, rank)      # columns of K
+
+
+def _null_from_profile(columns, size, independent, chosen) -> list[list] | None:
+    """Null vectors from a rank profile: each row f outside P gives y with y_f = 1, zero on the
+    other free rows and y_P from K[P, C]ᵀ y_P = −K[f, C]ᵀ, solved exactly (:class:`ExactFactor`);
+    every yᵀK = 0 is checked exactly. They are independent, and K[P, C] nonsingular bounds the
+    nullity by their count, so they are a basis. None when K[P, C] is singular or a check fails
+    (the profile was wrong)."""
+    import flint
+
+    rank = len(independent)
+    free = sorted(set(range(size)) - set(independent))
+    pos = {r: i for i, r in enumerate(independent)}
+    entries = {(pos[r], j): v for j, c in enumerate(chosen) for r, v in columns[c].items()
+               if r in pos}
+    try:
+        factor = ExactFactor(SparseQ.from_dict((rank, rank), entries))
+    except SingularMatrixError:
+        return None
+    zero = flint.fmpq(0)
+    out = []
+    for f in free:
+        rhs = fmpq_zeros(rank)
+        for j, c in enumerate(chosen):
+            v = columns[c].get(f)
+            if v:
+                rhs[j] = -v
+        y = [zero] * size
+        y[f] = flint.fmpq(1)
+        if rhs.astype(bool).any():
+            for r, v in zip(independent, factor.solve_t(rhs).tolist()):
+                y[r] = v
+        for col in columns:
+            if sum((v * y[r] for r, v in col.items() if y[r]), zero):
+                return None
+        out.append(y)
+    return out
 
 
 @dataclass
