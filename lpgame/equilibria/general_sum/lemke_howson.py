@@ -431,17 +431,18 @@ class LabelledEquilibriaResult(Result):
         return (f"{self.game}: nash, {count} equilibri{'um' if count == 1 else 'a'} reached by "
                 "Lemke–Howson paths from every label")
 
-    def body_lines(self, names: list[str], **options) -> list[str]:
+    def body_lines(self, names: list[str], decimals: int | None = None, **options) -> list[str]:
         lines = []
         for entry in self.extra.get("equilibria", []):
-            values = ", ".join(f"{name} {format_number(_number(v))}"
+            values = ", ".join(f"{name} {format_number(_number(v), 6, decimals)}"
                                for name, v in zip(names, entry["values"]))
             lines.append("")
             lines.append(f"equilibrium {entry['index'] + 1} (label {entry['label']}): {values}; "
-                         f"NashConv {entry['nash_conv']}")
+                         f"NashConv {format_number(_number(entry['nash_conv']), 6, decimals)}")
             for name, strategy in zip(names, entry["strategies"]):
                 for row in strategy.values():
-                    lines.append(f"  {name}: " + "  ".join(f"{a}={p}" for a, p in row.items()))
+                    lines.append(f"  {name}: " + "  ".join(
+                        f"{a}={format_number(_number(p), 4, decimals)}" for a, p in row.items()))
         return lines
 
 
@@ -500,6 +501,9 @@ def solve_lemke_howson(game, *, exact: bool = False, backend: str = "highs",
         raise OptionError(f"max_pivots must be positive; got {max_pivots}")
     if not all_labels:
         check_label(label, m, n)
+    elif label != 1:
+        raise OptionError("label and all_labels exclude each other: all_labels follows the path "
+                          f"of every label; got label={label!r}")
     if not exact:       # refuse by name what floats cannot carry (exact mode takes it)
         from lpgame.lp.scaling import check_float_payoffs
         values = [float_or_infinity(v) for v in a.ravel().tolist() + b.ravel().tolist()]
