@@ -33,6 +33,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import scipy.sparse as sp
 
 from lpgame.analysis.normal_form_correlated_gaps import CorrelatedGap
 from lpgame.errors import StrategyError
@@ -105,10 +106,18 @@ def _exact_probabilities(probs: np.ndarray) -> np.ndarray:
 
 
 def _sum_by_sequence(values: np.ndarray, own: np.ndarray, size: int) -> np.ndarray:
-    """(K × T) → (K × size): out[k, s] = Σ_{z: own[z] = s} values[k, z]."""
-    out = np.zeros((values.shape[0], size), dtype=values.dtype)
-    np.add.at(out.T, own, values.T)
-    return out
+    """(K × T) → (K × size): out[k, s] = Σ_{z: own[z] = s} values[k, z], summed from 0 in the
+    order of z. Floats: one product with the 0/1 (size × T) matrix of ``own`` (SciPy's CSR kernel
+    adds 1·v row by row in that same order, so the sums are those of ``np.add.at``, to the bit);
+    Fractions: ``np.add.at``."""
+    if values.dtype == object:
+        out = np.zeros((values.shape[0], size), dtype=values.dtype)
+        np.add.at(out.T, own, values.T)
+        return out
+    t = own.size
+    pick = sp.csr_array((np.ones(t), (own, np.arange(t))), shape=(size, t))
+    pick.has_sorted_indices = True
+    return np.ascontiguousarray((pick @ np.ascontiguousarray(values.T)).T)
 
 
 def player_trigger_gains(sf: SequenceForm, plans: list[np.ndarray], probs: np.ndarray,

@@ -73,6 +73,7 @@ keeps that one as the reference).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -119,6 +120,7 @@ class CorrelationDag:
     tag_action: np.ndarray                    # per tag: the recommended action (EFCE), else −1
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)
+    _walk: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def num_beliefs(self) -> int:
@@ -149,51 +151,143 @@ class CorrelationDag:
     def decompose(self, x, tolerance: float = 1e-12) -> tuple[list, list[dict[int, int]]]:
         """A flow as a convex combination of pure flows (one prescription at every reached
         belief): from the roots, follow at each reached belief the edge with the most remaining
-        flow, take the smallest remaining flow λ on the chosen edges, subtract it, repeat (each
-        round empties an edge). Fractions in, Fractions out (exactly, until nothing remains);
-        floats stop below ``tolerance``. Returns (weights, decisions): each decision maps an
-        information-set key to the action index the pure flow prescribes there. Raises
-        InvalidGameError if a pure flow decides a key twice differently (the DAG's invariant)."""
-        exact = any(isinstance(v, Fraction) for v in x)
-        x = [Fraction(v) for v in x] if exact else [max(0.0, float(v)) for v in x]
-        out_edges: list[list[int]] = [[] for _ in range(self.num_beliefs)]
-        for e, b in enumerate(self.edge_belief.tolist()):
-            out_edges[b].append(e)
-        children: list[list[int]] = [[] for _ in range(self.num_edges)]
-        for e, c in zip(self.child_edge.tolist(), self.child_belief.tolist()):
-            children[e].append(c)
+        flow (the first such edge on ties), take the smallest remaining flow λ on the chosen
+        edges, subtract it, repeat (each round empties an edge). Fractions in, Fractions out
+        (exactly, until nothing remains); floats stop below ``tolerance``. Returns (weights,
+        decisions): each decision maps an information-set key to the action index the pure flow
+        prescribes there. Raises InvalidGameError if a pure flow decides a key twice differently
+        (the DAG's invariant). :meth:`decompose_decisions` is the same with the decisions as one
+        array."""
+        weights, table = self.decompose_decisions(x, tolerance)
+        return weights, [{int(k): int(row[k]) for k in np.flatnonzero(row >= 0)} for row in table]
+
+    def decompose_decisions(self, x, tolerance: float = 1e-12) -> tuple[list, np.ndarray]:
+        """:meth:`decompose`, its decisions as a (rounds × keys) integer array (−1: the pure flow
+        does not decide that key). The walk's adjacency is built once per DAG and kept; each
+        belief's best edge is kept between rounds and recomputed only where a round took flow
+        from it (the only beliefs whose edges changed), so the rounds, the weights and the
+        decisions are those of the plain greedy walk, to the bit (and exactly for Fractions)."""
+        if isinstance(x, np.ndarray) and x.dtype != object:
+            exact = False
+        else:
+            exact = any(isinstance(v, Fraction) for v in x)
+        if exact:
+            x = [Fraction(v) for v in x]
+        else:
+            a = np.asarray(x, dtype=float)
+            x = np.where(a > 0.0, a, 0.0).tolist()         # max(0, v), NaN → 0 as before
+        walk = self._walk_index()
+        out_edges, owner = walk["out_edges"], walk["owner"]
+        child, child_start = walk["child"], walk["child_start"]
+        children: list = walk["children"]
+        best = list(walk["single"])                        # −1: recompute from the edges
+        roots = self.root_beliefs.tolist()
+        value = x.__getitem__
         remaining = Fraction(1) if exact else 1.0
-        weights, decisions = [], []
+        weights: list = []
+        rounds: list[list[int]] = []
         while remaining > (0 if exact else tolerance):
-            chosen, stack = [], list(self.root_beliefs.tolist())
+            chosen, stack = [], list(roots)
             while stack:
                 b = stack.pop()
-                e = max(out_edges[b], key=lambda k: x[k])
+                e = best[b]
+                if e < 0:
+                    e = best[b] = max(out_edges[b], key=value)
                 chosen.append(e)
-                stack.extend(children[e])
-            lam = min((x[e] for e in chosen), default=remaining)
+                below = children[e]
+                if below is None:
+                    below = children[e] = child[child_start[e]:child_start[e + 1]].tolist()
+                stack.extend(below)
+            lam = min(map(value, chosen)) if chosen else remaining
             if lam <= (0 if exact else tolerance * 1e-3):
                 if exact:
+                    self._decision_table(rounds)     # a double decision is reported first
                     raise InvalidGameError("correlation DAG: the flow does not decompose exactly "
                                            "(it violates flow conservation)")
                 break
             lam = min(lam, remaining)
             for e in chosen:
                 x[e] -= lam
+                b = owner[e]
+                if b >= 0:
+                    best[b] = -1
             remaining -= lam
-            decided: dict[int, int] = {}
-            for e in chosen:
-                for k, a in zip(self.belief_keys[int(self.edge_belief[e])], self.edge_actions[e]):
-                    if decided.setdefault(k, a) != a:
-                        raise InvalidGameError(
-                            f"correlation DAG: information set {k} is decided twice in one pure "
-                            "flow; the game is not timeable for its players")
             weights.append(lam)
-            decisions.append(decided)
+            rounds.append(chosen)
+        table = self._decision_table(rounds)
         if not exact and weights:
             total = sum(weights)
             weights = [w / total for w in weights]
-        return weights, decisions
+        return weights, table
+
+    def _walk_index(self) -> dict:
+        """The decomposition's adjacency, built once: out-edges per belief (in edge order), the
+        children of each edge in CSR form (in the DAG's order; listed on first use), the belief of
+        each edge whose belief has several edges (−1 otherwise) and the one edge of single-edge
+        beliefs."""
+        if self._walk is not None:
+            return self._walk
+        eb = self.edge_belief.astype(np.int64)
+        B, E = self.num_beliefs, self.num_edges
+        if np.all(eb[1:] >= eb[:-1]):                       # the builder's order
+            starts, flat = np.searchsorted(eb, np.arange(B + 1)), list(range(E))
+        else:
+            order = np.argsort(eb, kind="stable")
+            starts, flat = np.searchsorted(eb[order], np.arange(B + 1)), order.tolist()
+        bounds = starts.tolist()
+        out_edges = [flat[bounds[b]:bounds[b + 1]] for b in range(B)]
+        count = np.diff(starts)
+        first = np.asarray(flat + [-1], dtype=np.int64)[np.minimum(starts[:-1], E)]
+        ce = self.child_edge.astype(np.int64)
+        if np.all(ce[1:] >= ce[:-1]):
+            child = self.child_belief
+        else:
+            corder = np.argsort(ce, kind="stable")
+            ce, child = ce[corder], self.child_belief[corder]
+        self._walk = {"out_edges": out_edges, "child": np.asarray(child, dtype=np.int64),
+                      "children": [None] * E,              # listed on first use
+                      "child_start": np.searchsorted(ce, np.arange(E + 1)).tolist(),
+                      "owner": np.where(count[eb] > 1, eb, -1).tolist(),
+                      "single": np.where(count == 1, first, -1).tolist()}
+        return self._walk
+
+    def _decision_table(self, rounds: list[list[int]]) -> np.ndarray:
+        """(rounds × keys) actions of the chosen edges' (key, action) pairs, −1 where undecided.
+        Raises InvalidGameError, naming the first key in the walk's order, at the first round that
+        decides a key twice differently (as the plain walk does)."""
+        table = np.full((len(rounds), int(self.key_player.size)), -1, dtype=np.int32)
+        if not rounds:
+            return table
+        edges = np.fromiter(itertools.chain.from_iterable(rounds), dtype=np.int64)
+        used, where = np.unique(edges, return_inverse=True)
+        keys = [self.belief_keys[b] for b in self.edge_belief[used].tolist()]
+        acts = [self.edge_actions[e] for e in used.tolist()]
+        length = np.fromiter(map(len, acts), dtype=np.int64, count=len(acts))
+        if np.array_equal(length, np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))):
+            flat = np.stack([np.fromiter(itertools.chain.from_iterable(v), dtype=np.int64,
+                                         count=int(length.sum())) for v in (keys, acts)], axis=1)
+        else:                                               # zip's pairs (the shorter length)
+            pairs = [list(zip(k, a)) for k, a in zip(keys, acts)]
+            length = np.fromiter(map(len, pairs), dtype=np.int64, count=len(pairs))
+            flat = np.array([v for pr in pairs for v in pr], dtype=np.int64).reshape(-1, 2)
+        start = np.concatenate([[0], np.cumsum(length)])
+        round_of = np.repeat(np.arange(len(rounds)), [len(c) for c in rounds])
+        lo, n = start[where], length[where]
+        pos = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+        r, k, a = np.repeat(round_of, n), flat[pos, 0], flat[pos, 1]
+        table[r, k] = a
+        bad = table[r, k] != a                              # a key decided twice differently
+        if bad.any():
+            q = int(r[np.argmax(bad)])
+            decided: dict[int, int] = {}
+            for e in rounds[q]:
+                for key, act in zip(self.belief_keys[int(self.edge_belief[e])],
+                                    self.edge_actions[e]):
+                    if decided.setdefault(key, act) != act:
+                        raise InvalidGameError(
+                            f"correlation DAG: information set {key} is decided twice in one "
+                            "pure flow; the game is not timeable for its players")
+        return table
 
 
 def build_correlation_dag(game: Game, concept: str = "efce",
@@ -230,23 +324,31 @@ def _check_concept(concept: str) -> None:
                                f"{', '.join(DAG_CONCEPTS)}")
 
 
-def reduced_plans(sf, dag: CorrelationDag, decisions: list[dict[int, int]]) -> list[np.ndarray]:
+def reduced_plans(sf, dag: CorrelationDag, decisions) -> list[np.ndarray]:
     """The joint reduced pure plans of pure flows: per player a (K × |Σ_p|) 0/1 array, sequence
     s = (j, a) on when its parent sequence is and the flow prescribes a at j. An information set
     the flow never decides is one no leaf probability depends on (module docstring); it gets its
-    first action."""
+    first action. ``decisions``: a list of key → action dicts (:meth:`CorrelationDag.decompose`)
+    or the (K × keys) array of :meth:`CorrelationDag.decompose_decisions` (−1: undecided)."""
     n = dag.num_players
     offsets = np.concatenate([[0], np.cumsum([sf.players[p].num_infosets for p in range(n)])])
+    if isinstance(decisions, np.ndarray):
+        table = decisions
+    else:
+        table = np.full((len(decisions), int(offsets[-1])), -1, dtype=np.int64)
+        for q, decided in enumerate(decisions):
+            for k, a in decided.items():
+                if 0 <= k < table.shape[1]:
+                    table[q, k] = a
     out = []
     for p in range(n):
         pl = sf.players[p]
-        plans = np.zeros((len(decisions), pl.num_sequences), dtype=np.int8)
+        chosen = np.maximum(table[:, int(offsets[p]):int(offsets[p + 1])], 0)
+        plans = np.zeros((table.shape[0], pl.num_sequences), dtype=np.int8)
         plans[:, 0] = 1
-        for q, decided in enumerate(decisions):
-            row = plans[q]
-            for s in range(1, pl.num_sequences):       # parents come before children
-                j = int(pl.seq_infoset[s])
-                chosen = decided.get(int(offsets[p]) + j, 0)
-                row[s] = row[int(pl.infoset_parent_seq[j])] and chosen == int(pl.seq_action[s])
+        for s in range(1, pl.num_sequences):           # parents come before children
+            j = int(pl.seq_infoset[s])
+            plans[:, s] = plans[:, int(pl.infoset_parent_seq[j])] & (
+                chosen[:, j] == int(pl.seq_action[s]))
         out.append(plans)
     return out

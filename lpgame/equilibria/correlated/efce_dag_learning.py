@@ -40,7 +40,8 @@ gain on the DAG (a best-response pass per player) and the upper bound U = max_x 
 average w̄ of λ_t z_t (one best-response pass over the DAG): w̄ is a nonnegative multiple of a
 point of co{0, Q}, so for every EFCE ξ, L(ξ, w̄) ≥ c·ξ and U ≥ OPT; the least U seen is kept. Only
 when both are within the target is the averaged flow decomposed into joint pure plans
-(:meth:`CorrelationDag.decompose`) and its EFCE gap measured by
+(:meth:`CorrelationDag.decompose_decisions`, the greedy walk with its adjacency kept on the
+DAG) and its EFCE gap measured by
 :mod:`lpgame.analysis.n_player_correlated_gaps`, which never reads the DAG (after a failed
 measurement, not again before t grows by half). The run stops (status ``converged``) only when
 that measured gap, and U minus the measured distribution's objective, are both at most
@@ -246,7 +247,7 @@ def learn_efce_on_dag(sf, dag: CorrelationDag, objective="welfare",
 
 def _measure(sf, dag: CorrelationDag, flow: np.ndarray, n: int, target_gap: float):
     tolerance = min(MEASURE_TOLERANCE, target_gap / 4)
-    weights, decisions = dag.decompose(flow, tolerance=tolerance)
+    weights, decisions = dag.decompose_decisions(flow, tolerance=tolerance)
     plans = reduced_plans(sf, dag, decisions)
     total = sum(weights)
     probs = [float(p) / total for p in weights]
