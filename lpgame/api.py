@@ -127,7 +127,11 @@ def solve(game, concept: str = "nash", exact: bool = False, backend: str = "high
     if backend not in BACKENDS:
         raise UnknownSolverError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     solver_options = _solver_options(options)
-    reader = registry.source_entry(concept, options, getattr(game, "name", str(game)))
+    try:
+        shown = game.name
+    except AttributeError:          # str() of a game object describes it: made only when needed
+        shown = str(game)
+    reader = registry.source_entry(concept, options, shown)
     if reader is not None:      # the entry reads the game as given: it is not expanded here
         if abstraction is not None:
             chosen = f", selected by {', '.join(reader.requires)}," if reader.requires else ""

@@ -17,8 +17,9 @@ their messages are those of :func:`~lpgame.game.tree_index.build_tree_index` (Ku
 form with perfect recall, Farina 2023 §2.1, Def. 2.1: every node of an information set has the
 same parent sequence), less the ones a preorder list rules out by construction (cycles, two
 parents, unreachable nodes). Float payoffs and probabilities are checked once per distinct tuple
-(a cache), and the exact chance reach (Fractions, needed only in exact mode) is computed when
-first asked for (:class:`FlatTreeIndex`). The networkx graph is made from the records only when
+(a cache; up to :data:`CHECKED_PROBABILITIES` checked chance distributions are kept per process),
+and the exact chance reach (Fractions, needed only in exact mode) is computed when first asked for
+(:class:`FlatTreeIndex`). The networkx graph is made from the records only when
 someone asks for it (:meth:`FlatTree.to_graph`, used by ``Game.graph``).
 """
 
@@ -150,6 +151,12 @@ def exact_chance_reach(tree: FlatTree, leaves: list[int]) -> list:
     return [reach[i] for i in leaves]
 
 
+CHECKED_PROBABILITIES = 1 << 10
+"""How many checked chance distributions (exact, typed values -> floats) a process keeps: the check
+does not depend on the game, so a fresh build of the same game checks its distributions once."""
+_CHECKED_PROBABILITIES: dict = {}
+
+
 def _probabilities(node: int, labels: tuple, probs) -> tuple:
     """The chance probabilities of ``node`` as floats, after the checks of build_tree_index."""
     if probs is None or len(probs) != len(labels):
@@ -217,6 +224,7 @@ def index_flat_tree(tree: FlatTree, num_players: int) -> FlatTreeIndex:
     child_info: list = [None] * n          # chance: floats; decision: (player, first, perm)
     # checked tuples, by value and (for the very objects, which the records keep alive) by id
     prob_cache: dict = {}
+    shared_probs = _CHECKED_PROBABILITIES
     prob_ids: dict = {}
     payoff_ids: dict = {}
     label_ids: dict = {}
@@ -275,7 +283,7 @@ def index_flat_tree(tree: FlatTree, num_players: int) -> FlatTreeIndex:
                     key = tuple([(v.__class__, v.numerator, v.denominator)
                                  if v.__class__ is Fraction else (v.__class__, v)
                                  for v in values])      # exact, typed, and cheap to hash
-                    floats = prob_cache.get(key)
+                    floats = prob_cache.get(key) or shared_probs.get(key)
                 except TypeError:
                     key, floats = None, None
                 if floats is None:
@@ -283,6 +291,8 @@ def index_flat_tree(tree: FlatTree, num_players: int) -> FlatTreeIndex:
                     floats = _probabilities(i, labels, values)
                     if key is not None:
                         prob_cache[key] = floats
+                        if len(shared_probs) < CHECKED_PROBABILITIES:
+                            shared_probs[key] = floats
                 if key is not None and values.__class__ is tuple:
                     prob_ids[id(values)] = floats
             if label_ids.get(id(labels)) != len(floats):

@@ -48,6 +48,8 @@ TERMINAL = "terminal"
 KINDS = (CHANCE, DECISION, TERMINAL)
 
 FLOAT_PROBABILITY_TOLERANCE = 1e-9
+SMALL_PLAYER_INDEX = 512
+"""Sequences up to which :meth:`PlayerIndex.finalize` makes its arrays from Python lists."""
 
 
 @dataclass
@@ -63,15 +65,41 @@ class PlayerIndex:
     num_decision_nodes: int = 0
 
     def finalize(self) -> None:
+        counts = [len(a) for a in self.infoset_actions]
+        if self.num_sequences <= SMALL_PLAYER_INDEX:
+            self._finalize_small(counts)
+            return
         self.infoset_parent_seq = np.asarray(self.infoset_parent_seq, dtype=np.int64)
         self.infoset_first_seq = np.asarray(self.infoset_first_seq, dtype=np.int64)
         self.infoset_depth = np.asarray(self.infoset_depth, dtype=np.int64)
-        self.infoset_num_actions = np.array([len(a) for a in self.infoset_actions], dtype=np.int64)
+        self.infoset_num_actions = np.array(counts, dtype=np.int64)
         self.seq_infoset = np.repeat(np.arange(len(self.infoset_labels)), self.infoset_num_actions)
         self.seq_infoset = np.concatenate([[-1], self.seq_infoset]).astype(np.int64)
         offsets = np.arange(self.num_sequences - 1) - np.repeat(
             self.infoset_first_seq - 1, self.infoset_num_actions)
         self.seq_action = np.concatenate([[-1], offsets]).astype(np.int64)
+        self.infoset_of_label = {label: j for j, label in enumerate(self.infoset_labels)}
+
+    def _finalize_small(self, counts: list[int]) -> None:
+        """:meth:`finalize` for a few sequences: the same int64 arrays, made from lists in
+        Python (a numpy call on a tiny array costs more than the loop)."""
+        firsts = [int(f) for f in self.infoset_first_seq]
+        seq_infoset, seq_action = [-1], [-1]
+        seq = 0
+        for j, (count, first) in enumerate(zip(counts, firsts)):
+            seq_infoset += [j] * count
+            seq_action += range(seq - first + 1, seq - first + 1 + count)
+            seq += count
+        if seq != self.num_sequences - 1:       # the arrays numpy would make disagree in length
+            raise ValueError(f"{self.num_sequences - 1} sequences but the information sets "
+                             f"have {seq} actions")
+        array = np.array
+        self.infoset_parent_seq = array(self.infoset_parent_seq, dtype=np.int64)
+        self.infoset_first_seq = array(firsts, dtype=np.int64)
+        self.infoset_depth = array(self.infoset_depth, dtype=np.int64)
+        self.infoset_num_actions = array(counts, dtype=np.int64)
+        self.seq_infoset = array(seq_infoset, dtype=np.int64)
+        self.seq_action = array(seq_action, dtype=np.int64)
         self.infoset_of_label = {label: j for j, label in enumerate(self.infoset_labels)}
 
     @property

@@ -38,8 +38,98 @@ def card_names(cards: int) -> list[str]:
     return ["J", "Q", "K"] if cards == 3 else [str(k + 1) for k in range(cards)]
 
 
+CHECK_BET = ("check", "bet")
+FOLD_CALL = ("fold", "call")
+SHARED_PLAYERS = 8
+"""Player counts up to which the betting tables are kept per process (1 + n·2^(n−1) leaves)."""
+SHARED_DEALS = 1 << 12
+"""Deals up to which a (players, cards) table of chance outcomes and keys is kept per process."""
+
+
+class _Table(dict):
+    """A dict that fills itself: the value of a missing key is made by ``make`` and kept, so a
+    table holds the histories a walk has met, each answered once."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        value = self[key] = self.make(key)
+        return value
+
+
+def _public_tables(players: int) -> tuple[_Table, _Table, _Table]:
+    """For the betting of ``players`` seats (module docstring): each history's player to move (or
+    TERMINAL_PLAYER), its actions (one shared tuple each) and, at a leaf, the players who did not
+    fold with the payoffs for each possible winner (one shared tuple each)."""
+    def actions(history):
+        return CHECK_BET if "bet" not in history else FOLD_CALL
+
+    def settle(history):
+        contribution, folded = _stakes(players, history)
+        pot = sum(contribution)
+        live = tuple([i for i in range(players) if not folded[i]])
+        return live, tuple(
+            tuple([(pot if i == winner else 0) - c for i, c in enumerate(contribution)])
+            for winner in range(players))
+
+    return (_Table(lambda history: _betting_turn(players, history)), _Table(actions),
+            _Table(settle))
+
+
+def _betting_turn(players: int, history: tuple) -> int:
+    if "bet" not in history:
+        return len(history) if len(history) < players else TERMINAL_PLAYER
+    bettor = history.index("bet")
+    answered = len(history) - bettor - 1
+    if answered >= players - 1:
+        return TERMINAL_PLAYER
+    return (bettor + 1 + answered) % players
+
+
+def _stakes(players: int, history: tuple) -> tuple[list[int], list[bool]]:
+    """Each player's contribution to the pot and whether they folded, after ``history``."""
+    contribution = [1] * players
+    folded = [False] * players
+    if "bet" in history:
+        bettor = history.index("bet")
+        contribution[bettor] += 1
+        for k, action in enumerate(history[bettor + 1:]):
+            player = (bettor + 1 + k) % players
+            if action == "call":
+                contribution[player] += 1
+            else:
+                folded[player] = True
+    return contribution, folded
+
+
+def _deal_tables(players: int, cards: int) -> tuple[tuple, dict, _Table]:
+    """The chance outcomes (label, 1/#deals) as one tuple, each label's deal, and each decision
+    history's information-set keys by the mover's card."""
+    names = card_names(cards)
+    deals = list(itertools.permutations(range(cards), players))
+    p = Fraction(1, len(deals))
+    labels = ["-".join([names[c] for c in deal]) for deal in deals]
+    outcomes = tuple([(label, p) for label in labels])
+    keys = _Table(lambda history: tuple([" ".join((name,) + history) for name in names]))
+    return outcomes, dict(zip(labels, deals)), keys
+
+
+_PUBLIC: dict[int, tuple] = {}
+_DEALS: dict[tuple[int, int], tuple] = {}
+
+
 class KuhnRules:
-    """The rules object (see module docstring). State: (deal or None, tuple of actions)."""
+    """The rules object (see module docstring). State: (deal or None, tuple of actions).
+
+    The callbacks answer from tables, filled as walks meet the histories: the betting per player
+    count (up to :data:`SHARED_PLAYERS`) and, for up to :data:`SHARED_DEALS` deals, the chance
+    outcomes and information-set keys per (players, cards) are kept per process; equal actions and
+    outcomes are the same tuple objects, which the expansion (:func:`lpgame.game.rules.expand`)
+    then labels and checks once."""
 
     def __init__(self, players: int = 2, cards: int = 3, name: str | None = None):
         if players < 2:
@@ -51,6 +141,24 @@ class KuhnRules:
         self.cards = cards
         self.names = card_names(cards)
         self.name = name or (f"kuhn_poker(players={players}, cards={cards})")
+        public = _PUBLIC.get(players)
+        if public is None:
+            public = _public_tables(players)
+            if players <= SHARED_PLAYERS:
+                _PUBLIC[players] = public
+        self._turn, self._actions, self._settle = public
+        self._deals = None
+
+    def _deal_tables(self) -> tuple:
+        if self._deals is None:
+            key = (self.num_players, self.cards)
+            tables = _DEALS.get(key)
+            if tables is None:
+                tables = _deal_tables(self.num_players, self.cards)
+                if len(tables[0]) <= SHARED_DEALS:
+                    _DEALS[key] = tables
+            self._deals = tables
+        return self._deals
 
     def initial_state(self):
         return (None, ())
@@ -62,34 +170,28 @@ class KuhnRules:
         deal, history = state
         if deal is None:
             return CHANCE_PLAYER
-        n = self.num_players
-        if "bet" not in history:
-            return len(history) if len(history) < n else TERMINAL_PLAYER
-        bettor = history.index("bet")
-        answered = len(history) - bettor - 1
-        if answered >= n - 1:
-            return TERMINAL_PLAYER
-        return (bettor + 1 + answered) % n
+        return self._turn[history]
 
     def chance_outcomes(self, state):
-        deals = list(itertools.permutations(range(self.cards), self.num_players))
-        p = Fraction(1, len(deals))
-        return [("-".join(self.names[c] for c in deal), p) for deal in deals]
+        return self._deal_tables()[0]
 
     def legal_actions(self, state):
-        return ["check", "bet"] if self._bettor(state[1]) is None else ["fold", "call"]
+        return self._actions[state[1]]
 
     def apply(self, state, action):
         deal, history = state
         if deal is None:
-            cards = tuple(self.names.index(c) for c in action.split("-"))
-            return (cards, ())
+            return ((self._deals or self._deal_tables())[1][action], ())
         return (deal, history + (action,))
 
     def infoset_key(self, state):
         deal, history = state
-        player = self.current_player(state)
-        return " ".join((self.names[deal[player]],) + history)
+        return (self._deals or self._deal_tables())[2][history][deal[self._turn[history]]]
+
+    def payoffs(self, state):
+        deal, history = state
+        live, by_winner = self._settle[history]
+        return by_winner[max(live, key=deal.__getitem__)]
 
     # ---- the same rules as a private-signal game (lpgame.game.private_signals)
     def deals(self):
@@ -150,26 +252,7 @@ class KuhnRules:
         return rows
 
     def _stakes(self, history):
-        n = self.num_players
-        bettor = self._bettor(history)
-        contribution = [1] * n
-        folded = [False] * n
-        if bettor is not None:
-            contribution[bettor] += 1
-            for k, action in enumerate(history[bettor + 1:]):
-                player = (bettor + 1 + k) % n
-                if action == "call":
-                    contribution[player] += 1
-                else:
-                    folded[player] = True
-        return contribution, folded
-
-    def payoffs(self, state):
-        deal, history = state
-        contribution, folded = self._stakes(history)
-        winner = max([i for i in range(self.num_players) if not folded[i]], key=deal.__getitem__)
-        pot = sum(contribution)
-        return tuple([(pot if i == winner else 0) - c for i, c in enumerate(contribution)])
+        return _stakes(self.num_players, history)
 
 
 def public_leaves(players: int) -> int:
