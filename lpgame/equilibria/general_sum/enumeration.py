@@ -81,8 +81,9 @@ from lpgame.sequence_form import SequenceForm
 #: exponentially in min(|S_1|, |S_2|); 10,000 pure profiles keeps a run of random games to minutes).
 DEFAULT_MAX_PROFILES = 10_000
 
-#: Vertices of P per block of the label-matching product (a block × |Q| float32 matrix).
-PAIR_BLOCK = 4096
+#: Vertices of P per block of the label matching (a block × |Q| × words int64 array of bit masks,
+#: 62 labels a word).
+PAIR_BLOCK = 2048
 
 
 def _positive_integer_matrix(matrix: np.ndarray) -> np.ndarray:
@@ -153,13 +154,12 @@ def _complete_pairs(sets: list[VertexSet], shape: tuple[int, int], start: float)
     # that order already, Q's (y, r) are not
     p_index = np.flatnonzero(~p_set.zero[:, :m].all(axis=1))         # the vertex 0 left out
     q_index = np.flatnonzero(~q_set.zero[:, :n].all(axis=1))
-    missing_p = ~p_set.zero[p_index]
-    missing_q = ~np.concatenate([q_set.zero[q_index, n:], q_set.zero[q_index, :n]], axis=1)
-    missing_q_t = missing_q.T.astype(np.float32)
+    mask_p = _label_masks(~p_set.zero[p_index])                     # the labels each one misses
+    mask_q = _label_masks(~np.concatenate([q_set.zero[q_index, n:], q_set.zero[q_index, :n]], axis=1))
     pairs = []
     for lo in range(0, len(p_index), PAIR_BLOCK):                     # no label missing on both sides
-        block = missing_p[lo:lo + PAIR_BLOCK].astype(np.float32) @ missing_q_t
-        pairs.extend((lo + i, j) for i, j in np.argwhere(block == 0).tolist())
+        block = (mask_p[lo:lo + PAIR_BLOCK, None, :] & mask_q[None, :, :]).any(axis=2)
+        pairs.extend((lo + i, j) for i, j in np.argwhere(~block).tolist())
     used_p = sorted({i for i, _ in pairs})
     used_q = sorted({j for _, j in pairs})
     index_p = {v: k for k, v in enumerate(used_p)}
@@ -172,6 +172,14 @@ def _complete_pairs(sets: list[VertexSet], shape: tuple[int, int], start: float)
                               method=" and ".join(sorted({p_set.method, q_set.method})),
                               exact_bases=(p_set.exact_bases, q_set.exact_bases),
                               bases=(p_set.bases_visited, q_set.bases_visited))
+
+
+def _label_masks(missing: np.ndarray) -> np.ndarray:
+    """Each row of a boolean matrix as bit masks, 62 labels per int64 word (integer arithmetic: no
+    BLAS call, whose threads cost more than the work on small games)."""
+    words = [(missing[:, lo:lo + 62] << np.arange(min(62, missing.shape[1] - lo), dtype=np.int64)
+              ).sum(axis=1) for lo in range(0, missing.shape[1], 62)]
+    return np.stack(words, axis=1) if words else np.zeros((len(missing), 1), dtype=np.int64)
 
 
 def maximal_nash_subsets(equilibria: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:

@@ -46,6 +46,10 @@ CROSS_LIMIT = 2.0 ** 26
 #: Products and partial sums below this bound are exact in float64 (with a factor 2 to spare).
 EXACT_LIMIT = 2.0 ** 52
 
+#: Tie problems up to this many per batch are settled in Python (numpy's fixed cost per call
+#: exceeds the work below it).
+SMALL_TIES = 16
+
 
 def integer_tableaux(t: np.ndarray, b: np.ndarray, m: np.ndarray, bound: float):
     """(X̂, D̂, verified, small) for a batch: ``t`` the float tableaux fl(R M) (N × k × c), ``b``
@@ -82,24 +86,24 @@ def integer_decisions(x: np.ndarray, small: np.ndarray, bases: np.ndarray, cols:
     inequality is exact, module docstring); ties by :func:`lexicographic_ties` where the basis is
     ``small``, else ``ok`` is False."""
     n_bases, k = bases.shape
-    xt = np.ascontiguousarray(x.transpose(0, 2, 1))                   # (N, cols + 1, k): rows last
-    alpha = xt[:, :cols]
-    live = alpha > 0
-    live[np.arange(n_bases)[:, None], bases] = False                  # basic columns
+    alpha = x[:, :, :cols]                                            # (N, k, cols); reductions
+    live = alpha > 0                                                  # over the rows (axis 1)
+    live[np.arange(n_bases)[:, None], :, bases] = False               # basic columns
     with np.errstate(all="ignore"):
-        ratio = np.where(live, xt[:, cols:] / alpha, np.inf)
-    least = ratio.min(axis=2)
-    tie = ratio == least[:, :, None]
-    leave = np.where(least < np.inf, tie.argmax(axis=2), -1)
+        ratio = np.where(live, x[:, :, cols:] / alpha, np.inf)
+    least = ratio.min(axis=1)                                         # (N, cols)
+    tie = ratio == least[:, None, :]
+    bounded = least < np.inf
+    leave = np.where(bounded, tie.argmax(axis=1), -1)
     ok = np.ones(n_bases, dtype=bool)
-    tied_n, tied_c = np.nonzero((tie.sum(axis=2) > 1) & (least < np.inf))
+    tied_n, tied_c = np.nonzero((tie.sum(axis=1) > 1) & bounded)
     if len(tied_n):
         fits = small[tied_n]
         ok[tied_n[~fits]] = False
         tied_n, tied_c = tied_n[fits], tied_c[fits]
     if len(tied_n):
-        leave[tied_n, tied_c] = lexicographic_ties(x[tied_n][:, :, keys], alpha[tied_n, tied_c],
-                                                   tie[tied_n, tied_c])
+        leave[tied_n, tied_c] = lexicographic_ties(x[tied_n][:, :, keys], alpha[tied_n, :, tied_c],
+                                                   tie[tied_n, :, tied_c])
     return leave, ok
 
 
@@ -109,6 +113,8 @@ def lexicographic_ties(nums: np.ndarray, a: np.ndarray, live: np.ndarray) -> np.
     current best against the next live row, by the sign of the first nonzero cross-product
     difference nums_best·a_other − nums_other·a_best (module docstring)."""
     pairs = len(nums)
+    if pairs <= SMALL_TIES:
+        return _python_ties(nums, a, live)
     at = np.arange(pairs)
     order = np.argsort(~live, axis=1, kind="stable")                  # the live rows first
     count = live.sum(axis=1)
@@ -119,6 +125,29 @@ def lexicographic_ties(nums: np.ndarray, a: np.ndarray, live: np.ndarray) -> np.
         first = (diff != 0).argmax(axis=1)
         best = np.where(diff[at, first] > 0, other, best)
     return best
+
+
+def _python_ties(nums: np.ndarray, a: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """:func:`lexicographic_ties` for a few problems, in Python floats (the same exact products
+    and differences, one problem at a time: cheaper than numpy's fixed cost per call)."""
+    out = []
+    for row_nums, row_a, row_live in zip(nums.tolist(), a.tolist(), live.tolist()):
+        best = -1
+        for i, here in enumerate(row_live):
+            if not here:
+                continue
+            if best < 0:
+                best, best_nums, best_a = i, row_nums[i], row_a[i]
+                continue
+            other_nums, other_a = row_nums[i], row_a[i]
+            for u, v in zip(best_nums, other_nums):
+                diff = u * other_a - v * best_a
+                if diff:
+                    if diff > 0:
+                        best, best_nums, best_a = i, other_nums, other_a
+                    break
+        out.append(best)
+    return np.array(out, dtype=np.intp)
 
 
 def integer_basic_solutions(mf: np.ndarray, bases: np.ndarray):
@@ -164,10 +193,11 @@ def integer_apply(at, x, det, small, chunk, chunk_owner, keys, state) -> None:
     leave, zero, integer, sure, scaled, tables, xs, scales, small_rows = state
     cols, own = keys[0], xs is x                        # own: X is the batch's, in place
     x_leave, x_ok = integer_decisions(x, small, chunk[at], cols, keys)
-    for n, i in zip(at[~x_ok].tolist(), np.flatnonzero(~x_ok).tolist()):    # left to Python
-        tables[n] = (x[i].astype(np.int64).astype(object), int(det[i]))
-    at, x, det, small = at[x_ok], x[x_ok], det[x_ok], small[x_ok]
-    leave[at], integer[at] = x_leave[x_ok], True
+    if not x_ok.all():
+        for n, i in zip(at[~x_ok].tolist(), np.flatnonzero(~x_ok).tolist()):    # left to Python
+            tables[n] = (x[i].astype(np.int64).astype(object), int(det[i]))
+        at, x, det, small, x_leave = at[x_ok], x[x_ok], det[x_ok], small[x_ok], x_leave[x_ok]
+    leave[at], integer[at] = x_leave, True
     basic_zero = x[:, :, cols] == 0
     zero[at[:, None], chunk[at]] = basic_zero
     if not own:

@@ -38,6 +38,9 @@ from lpgame.lp.pivoting import integer_pivot, lexmin_row
 #: and its pointer in the object array); the open tableaux are checked against the memory limit.
 BYTES_PER_TABLE_ENTRY = 80
 
+#: One shared exact 0 for the unplayed strategies of mixed strategies (Fractions are immutable).
+ZERO = Fraction(0)
+
 
 # ------------------------------------------------------------------------------------ results
 @dataclass
@@ -105,7 +108,7 @@ class VertexSet:
                 den = math.lcm(*(v.denominator for v in point))
                 values = [v.numerator * (den // v.denominator) for v in point]
             total = sum(values)
-            out.append(tuple(Fraction(v, total) for v in values))
+            out.append(tuple(Fraction(v, total) if v else ZERO for v in values))
         return out
 
 
